@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 language mode comes from the tools version.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "Trove",
+    products: [
+        .library(name: "TroveKit", targets: ["TroveKit"]),
+        .library(name: "Ollama", targets: ["Ollama"]),
+        .executable(name: "trove", targets: ["trove"]),
+        .executable(name: "trove-bench", targets: ["trove-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        .target(name: "Ollama", swiftSettings: strict),
+        .target(name: "TroveIngest", swiftSettings: strict),
+        .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
+        .target(
+            name: "TroveKit",
+            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch"],
+            swiftSettings: strict
+        ),
+        .target(name: "TroveCLI", dependencies: ["TroveKit"], swiftSettings: strict),
+        .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "trove-bench",
+            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport"],
+            swiftSettings: strict
+        ),
+
+        .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport", swiftSettings: strict),
+        .testTarget(name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch"], swiftSettings: strict),
+        .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "TroveCLITests",
+            dependencies: ["TroveCLI", "TroveTestSupport", "trove"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,6 @@
+import TroveCLI
+
+@main
+struct Entrypoint {
+    static func main() async {}
+}
