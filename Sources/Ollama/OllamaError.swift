@@ -26,3 +26,8 @@ public struct OllamaError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 }
+
+extension OllamaError {
+    /// The error for a model that cannot embed, whoever finds out (the server, or `/api/show`'s capabilities).
+    public static func notCapable(model: String, endpoint: String) -> OllamaError { fatalError("unimplemented") }
+}

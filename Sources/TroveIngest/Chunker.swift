@@ -47,3 +47,8 @@ public struct Chunker: Sendable {
 public enum TokenEstimate {
     public static func count<S: StringProtocol>(_ text: S) -> Int { fatalError("unimplemented") }
 }
+
+extension ChunkerConfiguration {
+    /// A stable description of the parameters, e.g. `maxTokens=400,overlap=0.12`: part of the fingerprint.
+    public var fingerprint: String { fatalError("unimplemented") }
+}

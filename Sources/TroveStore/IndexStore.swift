@@ -157,3 +157,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 }
+
+extension IndexStore {
+    /// Records a new size and mtime for a document whose content did not change (a `touch`, a checkout).
+    public func updateDocumentStat(id: Int64, size: Int64, modifiedNanoseconds: Int64) throws {
+        fatalError("unimplemented")
+    }
+}
+
+extension IndexStore {
+    /// Whether the linked SQLite has FTS5, which keyword search needs (for `trove doctor`).
+    public static func sqliteHasFTS5() -> Bool { fatalError("unimplemented") }
+    /// The linked SQLite's version, e.g. `3.40.1`.
+    public static var sqliteVersion: String { fatalError("unimplemented") }
+}

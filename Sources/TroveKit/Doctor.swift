@@ -1,0 +1,147 @@
+import Foundation
+import Ollama
+import TroveSearch
+import TroveStore
+
+/// The result of one `trove doctor` check.
+public struct DoctorCheck: Sendable, Equatable {
+    public var name: String
+    public var passed: Bool
+    /// What was found, e.g. `Ollama 0.5.7 at http://127.0.0.1:11434`.
+    public var detail: String
+    /// What to do when the check failed.
+    public var fix: String?
+
+    public init(name: String, passed: Bool, detail: String, fix: String? = nil) {
+        self.name = name
+        self.passed = passed
+        self.detail = detail
+        self.fix = fix
+    }
+}
+
+/// Checks every piece `trove index` and `trove search` need, one line each.
+public struct Doctor: Sendable {
+    public var client: OllamaClient
+    public var model: String
+    public var indexPath: String
+
+    public init(client: OllamaClient, model: String, indexPath: String) {
+        self.client = client
+        self.model = model
+        self.indexPath = indexPath
+    }
+
+    /// Runs the checks in order; later Ollama checks are skipped once the server is unreachable.
+    public func run() async -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        checks.append(sqliteCheck())
+        checks.append(blasCheck())
+        checks.append(indexCheck())
+        let server = await serverCheck()
+        checks.append(server)
+        if server.passed {
+            checks.append(contentsOf: await modelChecks())
+        }
+        return checks
+    }
+
+    func sqliteCheck() -> DoctorCheck {
+        let version = IndexStore.sqliteVersion
+        return IndexStore.sqliteHasFTS5()
+            ? DoctorCheck(name: "sqlite", passed: true, detail: "SQLite \(version) with FTS5")
+            : DoctorCheck(
+                name: "sqlite", passed: false, detail: "SQLite \(version) lacks FTS5",
+                fix: "install a SQLite built with FTS5 (Debian: apt-get install libsqlite3-0)")
+    }
+
+    /// Ranks three known vectors through BLAS and checks the order and scores a naive loop would give.
+    func blasCheck() -> DoctorCheck {
+        let dimension = 8
+        var values = [Float](repeating: 0, count: 3 * dimension)
+        values[0] = 1
+        values[dimension + 1] = 1
+        values[2 * dimension + 1] = 0.6
+        values[2 * dimension + 2] = 0.8
+        let matrix = VectorMatrix(dimension: dimension, rowIDs: [10, 11, 12], values: values)
+        var query = [Float](repeating: 0, count: dimension)
+        query[1] = 1
+        let hits = VectorSearcher(matrix: matrix).search(query: query, k: 3)
+        let expected = [ScoredRow(id: 11, score: 1), ScoredRow(id: 12, score: 0.6), ScoredRow(id: 10, score: 0)]
+        let correct =
+            hits.count == 3 && zip(hits, expected).allSatisfy { $0.id == $1.id && abs($0.score - $1.score) < 1e-6 }
+        return correct
+            ? DoctorCheck(name: "blas", passed: true, detail: "OpenBLAS scores vectors correctly")
+            : DoctorCheck(
+                name: "blas", passed: false, detail: "OpenBLAS returned wrong scores: \(hits)",
+                fix: "reinstall OpenBLAS (apt-get install --reinstall libopenblas0)")
+    }
+
+    func indexCheck() -> DoctorCheck {
+        guard FileManager.default.fileExists(atPath: indexPath) else {
+            return DoctorCheck(
+                name: "index", passed: true, detail: "no index yet at \(indexPath) (trove index FOLDER creates it)")
+        }
+        do {
+            let store = try IndexStore(path: indexPath, createIfMissing: false)
+            let stats = try store.statistics()
+            guard let manifest = try store.manifest() else {
+                return DoctorCheck(name: "index", passed: true, detail: "\(indexPath) is empty")
+            }
+            if manifest.model != model {
+                return DoctorCheck(
+                    name: "index", passed: false,
+                    detail: "\(indexPath) was built with '\(manifest.model)', not '\(model)'",
+                    fix: "run trove doctor --model \(manifest.model), or use another --index")
+            }
+            return DoctorCheck(
+                name: "index", passed: true,
+                detail: "\(indexPath): \(stats.documents) documents, \(stats.chunks) chunks, model \(manifest.model)")
+        } catch {
+            return DoctorCheck(name: "index", passed: false, detail: String(describing: error))
+        }
+    }
+
+    func serverCheck() async -> DoctorCheck {
+        do {
+            let version = try await client.version()
+            return DoctorCheck(name: "ollama", passed: true, detail: "Ollama \(version) at \(client.baseURL.absoluteString)")
+        } catch {
+            return DoctorCheck(
+                name: "ollama", passed: false, detail: String(describing: error),
+                fix: "start it with: ollama serve (or set OLLAMA_HOST / --ollama)")
+        }
+    }
+
+    func modelChecks() async -> [DoctorCheck] {
+        do {
+            let installed = try await client.tags().map(\.name)
+            guard installed.contains(model) || installed.contains(model + ":latest") else {
+                return [
+                    DoctorCheck(
+                        name: "model", passed: false, detail: "model '\(model)' is not pulled",
+                        fix: "ollama pull \(model)")
+                ]
+            }
+            let embedder = OllamaEmbedder(client: client, model: model)
+            let info = try await embedder.inspect()
+            let probe = try await embedder.embed(["trove doctor"])
+            let dimension = probe.first?.count ?? 0
+            guard dimension == info.dimension else {
+                return [
+                    DoctorCheck(name: "model", passed: true, detail: "'\(model)' is pulled"),
+                    DoctorCheck(
+                        name: "embedding", passed: false,
+                        detail: "'\(model)' returned \(dimension) dimensions: expected \(info.dimension)"),
+                ]
+            }
+            let context = info.contextLength.map { ", context \($0) tokens" } ?? ""
+            return [
+                DoctorCheck(name: "model", passed: true, detail: "'\(model)' is pulled"),
+                DoctorCheck(name: "embedding", passed: true, detail: "\(dimension) dimensions\(context)"),
+            ]
+        } catch {
+            return [DoctorCheck(name: "model", passed: false, detail: String(describing: error))]
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import TroveIngest
+import TroveStore
+
+/// Builds the manifest an index run would write, and checks it against the one an index already has.
+enum Fingerprint {
+    /// Bumped when the text sent to the embedder for a chunk changes shape (heading line, separators).
+    static let documentFormat = 1
+
+    static func manifest(
+        embedder: any Embedder, info: EmbedderInfo, chunker: ChunkerConfiguration
+    ) -> IndexManifest {
+        let prefixes = EmbeddingPrefixes.forModel(embedder.model)
+        return IndexManifest(
+            embedder: embedder.kind, model: embedder.model, modelDigest: info.digest, dimension: info.dimension,
+            chunkerVersion: ChunkerConfiguration.version,
+            chunkerParameters: "\(chunker.fingerprint),format=\(documentFormat)",
+            queryPrefix: prefixes.query, documentPrefix: prefixes.document)
+    }
+
+    /// Refuses a run whose vectors would not be comparable with those already stored.
+    static func check(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
+        if existing.embedder != proposed.embedder || existing.model != proposed.model {
+            throw IndexError(
+                code: .modelMismatch,
+                message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "
+                    + "not '\(proposed.model)' — use --model \(existing.model), or --index NEW.sqlite for a new index")
+        }
+        if existing.dimension != proposed.dimension {
+            throw IndexError(
+                code: .dimensionMismatch,
+                message: "index \(indexPath) holds \(existing.dimension)-dimension vectors but '\(proposed.model)' "
+                    + "now makes \(proposed.dimension) — use --index NEW.sqlite for a new index")
+        }
+        if existing.chunkerVersion != proposed.chunkerVersion
+            || existing.chunkerParameters != proposed.chunkerParameters
+        {
+            throw IndexError(
+                code: .chunkerMismatch,
+                message: "index \(indexPath) was chunked with version \(existing.chunkerVersion) "
+                    + "(\(existing.chunkerParameters)), this trove chunks with version \(proposed.chunkerVersion) "
+                    + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
+        }
+    }
+}

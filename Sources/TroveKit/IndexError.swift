@@ -1,0 +1,27 @@
+/// Failures of using an index: it is empty, or it was built differently from what is asked now.
+public struct IndexError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        case empty, modelMismatch, dimensionMismatch, chunkerMismatch, embedderMismatch, noRoots
+    }
+
+    public var code: Code
+    /// A lowercase sentence naming both sides and the command that fixes it.
+    public var message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static func empty(_ path: String) -> IndexError {
+        IndexError(code: .empty, message: "index \(path) is empty — run: trove index FOLDER")
+    }
+
+    static func dimension(expected: Int, got: Int, model: String) -> IndexError {
+        IndexError(
+            code: .dimensionMismatch,
+            message: "model '\(model)' returned vectors of \(got) dimensions: expected \(expected)")
+    }
+}

@@ -1,0 +1,21 @@
+/// Where the index file lives when the user does not say.
+public enum IndexLocation {
+    /// `--index PATH`, else `TROVE_INDEX`, else `$XDG_DATA_HOME/trove/index.sqlite`, else `~/.local/share/trove/index.sqlite`.
+    public static func resolve(flag: String?, environment: [String: String]) -> String {
+        if let flag, !flag.isEmpty { return expandingTilde(flag, environment: environment) }
+        if let path = environment["TROVE_INDEX"], !path.isEmpty { return expandingTilde(path, environment: environment) }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/trove/index.sqlite" }
+        return home(environment) + "/.local/share/trove/index.sqlite"
+    }
+
+    /// `~` and `~/x` become the home folder, as a shell would have done had the path not been quoted.
+    public static func expandingTilde(_ path: String, environment: [String: String]) -> String {
+        if path == "~" { return home(environment) }
+        if path.hasPrefix("~/") { return home(environment) + path.dropFirst() }
+        return path
+    }
+
+    private static func home(_ environment: [String: String]) -> String {
+        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/root"
+    }
+}
