@@ -34,7 +34,7 @@ let package = Package(
             dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch"],
             swiftSettings: strict
         ),
-        .target(name: "TroveCLI", dependencies: ["TroveKit"], swiftSettings: strict),
+        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama"], swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",

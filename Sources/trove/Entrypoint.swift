@@ -1,6 +1,15 @@
+@preconcurrency import Glibc
+import Foundation
 import TroveCLI
 
 @main
 struct Entrypoint {
-    static func main() async {}
+    static func main() async {
+        // `trove search … | head` closes the pipe early: a write should fail with EPIPE, not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        let console = Console(
+            output: FileStream.standardOutput, error: FileStream.standardError,
+            environment: ProcessInfo.processInfo.environment)
+        exit(await Launcher.run(Array(CommandLine.arguments.dropFirst()), console: console))
+    }
 }

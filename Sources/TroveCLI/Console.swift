@@ -1,0 +1,65 @@
+@preconcurrency import Glibc
+import Synchronization
+
+/// Where a command writes text: a file descriptor, or a buffer in tests.
+public protocol TextStream: Sendable {
+    func write(_ text: String)
+    /// True when a person is watching (a terminal), so progress and colour make sense.
+    var isTerminal: Bool { get }
+}
+
+/// Standard output or standard error, unbuffered so progress and results interleave correctly.
+public struct FileStream: TextStream {
+    public let descriptor: Int32
+
+    public static let standardOutput = FileStream(descriptor: STDOUT_FILENO)
+    public static let standardError = FileStream(descriptor: STDERR_FILENO)
+
+    public func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return  // EPIPE (`trove search … | head`): the reader is gone, nothing left to tell it
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    public var isTerminal: Bool { isatty(descriptor) == 1 }
+}
+
+/// Collects what a command writes, for tests and for callers that embed the CLI.
+public final class CapturedStream: TextStream {
+    private let buffer = Mutex("")
+    public let isTerminal: Bool
+
+    public init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
+
+    public func write(_ text: String) { buffer.withLock { $0 += text } }
+
+    /// Everything written so far.
+    public var text: String { buffer.withLock { $0 } }
+}
+
+/// The streams and environment a command runs with.
+public struct Console: Sendable {
+    public var output: any TextStream
+    public var error: any TextStream
+    public var environment: [String: String]
+
+    public init(output: any TextStream, error: any TextStream, environment: [String: String]) {
+        self.output = output
+        self.error = error
+        self.environment = environment
+    }
+
+    /// Colour and bold only for a person at a terminal, and never when `NO_COLOR` is set (no-color.org).
+    public var usesColor: Bool {
+        output.isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    func print(_ line: String) { output.write(line + "\n") }
+    func log(_ line: String) { error.write(line + "\n") }
+}

@@ -1,0 +1,27 @@
+import Ollama
+import TroveKit
+
+/// The process exit statuses, as documented in `trove help`.
+enum ExitCode {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+    /// Ollama unreachable or a model not pulled (sysexits' EX_UNAVAILABLE).
+    static let unavailable: Int32 = 69
+    static let interrupted: Int32 = 130
+
+    static func forError(_ error: any Error) -> Int32 {
+        switch error {
+        case is UsageError:
+            return usage
+        case let error as OllamaError:
+            switch error.kind {
+            case .unreachable, .timeout, .modelMissing, .notCapable, .serverBusy: return unavailable
+            case .cancelled: return interrupted
+            default: return failure
+            }
+        default:
+            return failure
+        }
+    }
+}

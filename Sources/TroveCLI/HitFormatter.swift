@@ -1,0 +1,100 @@
+import Foundation
+import TroveKit
+
+/// Renders a search hit for a person: `path:start-end  score  heading`, then the best-matching lines.
+struct HitFormatter {
+    var query: String
+    var color: Bool
+    var currentDirectory: String
+    /// Lines of the passage shown under each hit.
+    var snippetLines = 3
+    /// Characters per snippet line before it is cut with `…`.
+    var lineWidth = 160
+
+    func format(_ hit: SearchHit) -> String {
+        let location = "\(displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)"
+        var head = "\(style(location, "1;35"))  \(String(format2: hit.score))"
+        if !hit.heading.isEmpty { head += "  " + style(hit.heading, "36") }
+        let snippet = Snippet.lines(of: hit.text, query: query, count: snippetLines)
+            .map { "    " + highlight(truncate($0)) }
+        return ([head] + snippet).joined(separator: "\n") + "\n"
+    }
+
+    /// Paths under the current folder are shown relative to it, the way grep and ripgrep do.
+    func displayPath(_ path: String) -> String {
+        let prefix = currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    private func truncate(_ line: String) -> String {
+        line.count <= lineWidth ? line : String(line.prefix(lineWidth - 1)) + "…"
+    }
+
+    private func style(_ text: String, _ code: String) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// Bold for the query's words where they appear in the line.
+    private func highlight(_ line: String) -> String {
+        guard color else { return line }
+        let terms = Set(Snippet.words(query))
+        var result = ""
+        var word = ""
+        func flush() {
+            result += terms.contains(word.lowercased()) ? style(word, "1") : word
+            word = ""
+        }
+        for character in line {
+            if character.isLetter || character.isNumber {
+                word.append(character)
+            } else {
+                flush()
+                result.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+}
+
+extension String {
+    /// A score with two decimals.
+    init(format2 value: Float) {
+        let scaled = (Double(value) * 100).rounded() / 100
+        var text = String(scaled)
+        if let dot = text.firstIndex(of: ".") {
+            let decimals = text.distance(from: dot, to: text.endIndex) - 1
+            if decimals < 2 { text += String(repeating: "0", count: 2 - decimals) }
+        }
+        self = text
+    }
+}
+
+/// Picks the lines of a passage worth showing under a hit.
+enum Snippet {
+    /// Up to `count` lines, in passage order: those sharing the most words with the query, else the first
+    /// lines of prose (headings and blank lines are left out).
+    static func lines(of text: String, query: String, count: Int) -> [String] {
+        let terms = Set(words(query))
+        let candidates = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .enumerated()
+            .filter { !$0.element.isEmpty && !$0.element.hasPrefix("#") && !$0.element.hasPrefix("```") }
+        guard !candidates.isEmpty else { return [] }
+        let scored = candidates.map { item in
+            (offset: item.offset, line: item.element, overlap: Set(words(item.element)).intersection(terms).count)
+        }
+        let matching = scored.filter { $0.overlap > 0 }
+        let chosen =
+            matching.isEmpty
+            ? Array(scored.prefix(count))
+            : Array(matching.sorted { ($0.overlap, -$0.offset) > ($1.overlap, -$1.offset) }.prefix(count))
+                .sorted { $0.offset < $1.offset }
+        return chosen.map(\.line)
+    }
+
+    /// Lowercased words of three letters or more, the ones worth matching.
+    static func words(_ text: String) -> [String] {
+        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { $0.count >= 3 }
+    }
+}
