@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TroveTestSupport
+
+/// Runs the built `trove` executable as a child process, the way a user or a script does.
+func runBinary(_ arguments: [String], environment: [String: String]) throws -> Invocation {
+    let process = Process()
+    process.executableURL = troveExecutable
+    process.arguments = arguments
+    process.environment = environment.merging(["HOME": NSTemporaryDirectory(), "SWIFT_BACKTRACE": "enable=no"]) { $1 }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    // Read both pipes before waiting, so a chatty child cannot fill a pipe and stall.
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Invocation(
+        status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+        error: String(decoding: errData, as: UTF8.self))
+}
+
+/// `trove` sits beside the test bundle in the build folder.
+let troveExecutable: URL = {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("trove")
+    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+    return URL(fileURLWithPath: repositoryRoot + "/.build/debug/trove")
+}()
+
+@Suite("The trove executable")
+struct BinaryTests {
+    @Test("index and search through the binary: results on stdout, no progress when piped")
+    func indexAndSearch() throws {
+        let server = try FakeOllamaServer()
+        let folder = try TemporaryDirectory()
+        let environment = ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": folder.path + "/i.sqlite"]
+        let index = try runBinary(["index", corpora], environment: environment)
+        #expect(index.status == 0, "\(index.error)")
+        #expect(index.output.contains(" new, 0 changed, 0 unchanged, 0 removed"))
+        #expect(!index.error.contains("\r"), "progress must stay off when stderr is not a terminal")
+
+        let query = try #require(keywordQueries.first)
+        let search = try runBinary(["search", "-n", "2", query.query], environment: environment)
+        #expect(search.status == 0)
+        #expect(search.output.hasPrefix(corpora + "/" + query.expected + ":"))
+        #expect(!search.output.contains("\u{1B}["), "no colour when piped")
+        #expect(search.error.isEmpty)
+    }
+
+    @Test("the binary exits 69 when Ollama is unreachable, with a one-line message")
+    func unreachable() throws {
+        let server = try FakeOllamaServer()
+        let url = server.baseURL.absoluteString
+        server.stop()
+        let folder = try TemporaryDirectory()
+        try folder.write("n/a.md", "# a\n\nb\n")
+        let run = try runBinary(
+            ["index", folder.path + "/n"], environment: ["OLLAMA_HOST": url, "TROVE_INDEX": folder.path + "/i.sqlite"])
+        #expect(run.status == 69)
+        #expect(run.error.hasPrefix("Error: cannot reach Ollama at \(url)"))
+        #expect(run.error.split(separator: "\n").count == 1)
+    }
+}
+
+@Suite("trove doctor")
+struct DoctorTests {
+    @Test("all checks pass against a working server and print ok lines")
+    func healthy() async throws {
+        let server = try FakeOllamaServer()
+        let folder = try TemporaryDirectory()
+        let run = await trove(["doctor"], index: folder.path + "/i.sqlite", server: server)
+        #expect(run.status == 0, "\(run.output)")
+        for name in ["sqlite", "blas", "index", "ollama", "model", "embedding"] {
+            #expect(run.output.contains("ok       \(name): "), "\(name) missing in \(run.output)")
+        }
+        #expect(run.output.contains("embedding: 64 dimensions"))
+    }
+
+    @Test("a server that is down fails the check, prints the fix, and exits 1")
+    func serverDown() async throws {
+        let server = try FakeOllamaServer()
+        server.stop()
+        let folder = try TemporaryDirectory()
+        let run = await trove(["doctor"], index: folder.path + "/i.sqlite", server: server)
+        #expect(run.status == 1)
+        #expect(run.output.contains("problem  ollama: cannot reach Ollama at"))
+        #expect(run.output.contains("fix: start it with: ollama serve"))
+    }
+
+    @Test("a model that is not pulled is reported with the pull command")
+    func modelMissing() async throws {
+        let server = try FakeOllamaServer()
+        let folder = try TemporaryDirectory()
+        let run = await trove(["doctor", "--model", "bge-m3"], index: folder.path + "/i.sqlite", server: server)
+        #expect(run.status == 1)
+        #expect(run.output.contains("problem  model: model 'bge-m3' is not pulled — fix: ollama pull bge-m3"))
+    }
+}

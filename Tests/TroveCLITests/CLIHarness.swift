@@ -1,0 +1,33 @@
+import Foundation
+import TroveCLI
+import TroveTestSupport
+
+/// What one in-process `trove` invocation printed and returned.
+struct Invocation {
+    var status: Int32
+    var output: String
+    var error: String
+}
+
+/// Runs `trove` in-process with captured streams and an environment that points at `server` and `index`.
+func trove(_ arguments: [String], index: String, server: FakeOllamaServer? = nil, environment: [String: String] = [:])
+    async -> Invocation
+{
+    var env = ["HOME": NSTemporaryDirectory(), "TROVE_INDEX": index]
+    if let server { env["OLLAMA_HOST"] = server.baseURL.absoluteString }
+    env.merge(environment) { $1 }
+    let output = CapturedStream()
+    let error = CapturedStream()
+    let status = await Launcher.run(arguments, console: Console(output: output, error: error, environment: env))
+    return Invocation(status: status, output: output.text, error: error.text)
+}
+
+/// The repository's root folder, found from this file's path.
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// The sample notes folder shipped with the repository.
+let corpora = repositoryRoot + "/Corpora"
