@@ -9,9 +9,14 @@ public struct OllamaClient: Sendable {
     /// Where the server listens, e.g. `http://127.0.0.1:11434`.
     public var baseURL: URL
     /// How long one request may stay idle before it fails with `.timeout`.
-    public var requestTimeout: Duration
-    /// The session shared by every copy of this client.
-    private let transport: HTTPTransport
+    ///
+    /// A reply to these endpoints comes in one piece, so idle time is the time until the reply; the limit is
+    /// exact (URLSession's own whole-second timer is only a backstop).
+    public var requestTimeout: Duration {
+        didSet { transport = HTTPTransport(idleTimeout: requestTimeout.timeInterval) }
+    }
+    /// The session shared by every copy of this client (until one of them changes `requestTimeout`).
+    private var transport: HTTPTransport
 
     /// A client for the server at `baseURL`; each client owns one URLSession with 16 connections per host.
     public init(baseURL: URL, requestTimeout: Duration = .seconds(300)) {

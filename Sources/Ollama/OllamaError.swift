@@ -77,7 +77,7 @@ extension OllamaError {
     static func fromHTTP(status: Int, body: [UInt8], endpoint: String, model: String?) -> OllamaError {
         let server = serverText(body)
         let lower = server.lowercased()
-        if let model, status == 404, lower.contains("not found") {
+        if let model, status == 404, lower.contains("model"), lower.contains("not found") {
             return .modelMissing(model: model, endpoint: endpoint, status: status, serverMessage: server)
         }
         if let model, status == 400 || status == 500, lower.contains("does not support embed") {
@@ -88,6 +88,12 @@ extension OllamaError {
             return OllamaError(
                 kind: .serverBusy,
                 message: "ollama is too busy to answer \(endpoint) (HTTP 503): \(server) — retry in a moment",
+                endpoint: endpoint, status: status, serverMessage: server)
+        case 404 where server == "404 page not found":
+            return OllamaError(
+                kind: .badRequest,
+                message: "ollama rejected the request to \(endpoint): \(server) — this Ollama may be too old for it;"
+                    + " upgrade it",
                 endpoint: endpoint, status: status, serverMessage: server)
         case 400..<500:
             return OllamaError(

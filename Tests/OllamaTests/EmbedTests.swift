@@ -70,4 +70,35 @@ struct EmbedTests {
         let reply = try await rig.client.embed(.init(model: "nomic-embed-text:latest", input: ["hi"]))
         #expect(reply.embeddings.count == 1)
     }
+
+    @Test("sequential requests reuse one kept-alive connection")
+    func keepAlive() async throws {
+        let rig = try Rig()
+        for index in 0..<10 {
+            _ = try await rig.client.embed(.init(model: "nomic-embed-text", input: ["text \(index)"]))
+        }
+        #expect(rig.server.requestCount(path: "/api/embed") == 10)
+        #expect(rig.server.connectionCount == 1)
+    }
+
+    @Test("a batch with a body over 1 MB goes through without stalling")
+    func largeBatch() async throws {
+        let rig = try Rig()
+        let texts = (0..<300).map { index in String(repeating: "word\(index % 7) ", count: 1000) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let reply = try await rig.client.embed(.init(model: "nomic-embed-text", input: texts))
+        #expect(clock.now - start < .seconds(1))
+        #expect(reply.embeddings.count == 300)
+        #expect(reply.embeddings[8] == FakeOllamaServer.embedding(for: texts[8], dimension: 64))
+    }
+
+    @Test("a base URL with a trailing slash or a changed timeout still works")
+    func baseURLShapes() async throws {
+        let rig = try Rig()
+        var client = OllamaClient(baseURL: URL(string: rig.base + "/")!)
+        #expect(try await client.version() == "0.9.0")
+        client.requestTimeout = .seconds(2)
+        #expect(try await client.version() == "0.9.0")
+    }
 }

@@ -31,7 +31,9 @@ struct ErrorTests {
     }
 
     @Test("an HTTP failure keeps Ollama's text and names the endpoint", arguments: [
-        (400, "invalid input type", OllamaError.Kind.badRequest,
+        (404, "404 page not found", OllamaError.Kind.badRequest,
+         "ollama rejected the request to /api/embed: 404 page not found — this Ollama may be too old for it; upgrade it"),
+        (400, "invalid input type", .badRequest,
          "ollama rejected the request to /api/embed: invalid input type"),
         (503, "server busy, please try again.  maximum pending requests exceeded", .serverBusy,
          "ollama is too busy to answer /api/embed (HTTP 503): server busy, please try again.  maximum pending requests exceeded — retry in a moment"),

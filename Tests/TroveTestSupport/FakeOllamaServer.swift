@@ -107,6 +107,9 @@ public final class FakeOllamaServer: Sendable {
     /// How many requests reached `path` (e.g. `/api/embed`), whatever their outcome.
     public func requestCount(path: String) -> Int { core.locked { core.requestCounts[path, default: 0] } }
 
+    /// How many TCP connections the server accepted (few, when clients keep them alive).
+    public var connectionCount: Int { core.locked { core.acceptedConnections } }
+
     /// How many requests reached the server at all.
     public var totalRequestCount: Int { core.locked { core.requestCounts.values.reduce(0, +) } }
 
@@ -121,12 +124,15 @@ public final class FakeOllamaServer: Sendable {
     /// Each alphanumeric word adds ±1 to one bucket, both chosen by its FNV-1a hash, so texts that share words
     /// have a high cosine. A text without words gets a fixed unit vector.
     public static func embedding(for text: String, dimension: Int) -> [Float] {
+        embedding(hashes: wordHashes(of: text), dimension: dimension)
+    }
+
+    /// The vector for words already hashed by `wordHashes(of:)`.
+    static func embedding(hashes: [UInt64], dimension: Int) -> [Float] {
         precondition(dimension > 0, "dimension must be positive")
         var vector = [Float](repeating: 0, count: dimension)
-        for word in words(of: text) {
-            let hash = fnv1a(word)
-            let bucket = Int(hash % UInt64(dimension))
-            vector[bucket] += (hash >> 63) == 0 ? 1 : -1
+        for hash in hashes {
+            vector[Int(hash % UInt64(dimension))] += (hash >> 63) == 0 ? 1 : -1
         }
         let norm = vector.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
         guard norm > 0 else {
@@ -137,20 +143,39 @@ public final class FakeOllamaServer: Sendable {
         return vector.map { $0 / norm }
     }
 
-    /// The lowercased alphanumeric words of `text`.
-    static func words(of text: String) -> [String] {
-        var result: [String] = []
-        var current = String.UnicodeScalarView()
-        for scalar in text.lowercased().unicodeScalars {
-            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
-                current.append(scalar)
-            } else if !current.isEmpty {
-                result.append(String(current))
-                current = String.UnicodeScalarView()
+    /// The FNV-1a hash of each lowercased alphanumeric word of `text`, in order.
+    static func wordHashes(of text: String) -> [UInt64] {
+        let basis: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hashes: [UInt64] = []
+        var hash = basis
+        var inWord = false
+        func add(_ byte: UInt8) {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            inWord = true
+        }
+        func endWord() {
+            if inWord { hashes.append(hash) }
+            hash = basis
+            inWord = false
+        }
+        // An ASCII fast path keeps debug-build tests quick on megabyte batches.
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                let byte = UInt8(value)
+                switch byte {
+                case 0x30...0x39, 0x61...0x7a: add(byte)
+                case 0x41...0x5a: add(byte + 0x20)
+                default: endWord()
+                }
+            } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                for byte in scalar.properties.lowercaseMapping.utf8 { add(byte) }
+            } else {
+                endWord()
             }
         }
-        if !current.isEmpty { result.append(String(current)) }
-        return result
+        endWord()
+        return hashes
     }
 
     /// 64-bit FNV-1a of the UTF-8 bytes of `text`, from `seed` (the standard offset basis by default).
@@ -184,6 +209,7 @@ public final class FakeOllamaServer: Sendable {
         var requestCounts: [String: Int] = [:]
         var batchSizes: [Int] = []
         var embeddedTotal = 0
+        var acceptedConnections = 0
         var lastBodies: [String: Data] = [:]
         private let threads = DispatchGroup()
 
@@ -260,6 +286,7 @@ public final class FakeOllamaServer: Sendable {
                 let admitted: Bool = locked {
                     if stopped { return false }
                     connections.insert(fd)
+                    acceptedConnections += 1
                     return true
                 }
                 guard admitted else {
@@ -473,17 +500,21 @@ public final class FakeOllamaServer: Sendable {
             }
             let truncate = request["truncate"] as? Bool ?? true
             var tokens = 0
+            var hashed: [[UInt64]] = []
             for text in inputs {
-                let count = FakeOllamaServer.words(of: text).count
-                if count > model.contextLength && !truncate {
-                    return Self.errorJSON(400, "the input length exceeds the context length")
+                // One word stands for one token.
+                var hashes = FakeOllamaServer.wordHashes(of: text)
+                if hashes.count > model.contextLength {
+                    if !truncate { return Self.errorJSON(400, "the input length exceeds the context length") }
+                    hashes.removeLast(hashes.count - model.contextLength)
                 }
-                tokens += min(count, model.contextLength)
+                tokens += hashes.count
+                hashed.append(hashes)
             }
             var dimension = model.dimension
             if let asked = request["dimensions"] as? Int, asked > 0 { dimension = min(asked, model.dimension) }
             if fault == .wrongDimension { dimension += 1 }
-            var vectors = inputs.map { FakeOllamaServer.embedding(for: $0, dimension: dimension) }
+            var vectors = hashed.map { FakeOllamaServer.embedding(hashes: $0, dimension: dimension) }
             if fault == .wrongCount, !vectors.isEmpty { vectors.removeLast() }
             locked {
                 embeddedTotal += inputs.count
