@@ -4,8 +4,26 @@ import Foundation
 public struct OllamaError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, coarse enough to choose an exit code or a retry.
     public enum Kind: Sendable, Equatable {
-        case unreachable, timeout, modelMissing, notCapable, badRequest, serverBusy, serverError, decoding,
-            unexpectedResponse, cancelled
+        /// Nothing answers at the base URL (refused, unknown host, connection lost).
+        case unreachable
+        /// The server did not answer within `requestTimeout`.
+        case timeout
+        /// The model is not pulled (HTTP 404 naming the model).
+        case modelMissing
+        /// The model exists but cannot do what was asked, e.g. a chat model asked for embeddings.
+        case notCapable
+        /// Any other 4xx: the server refused the request.
+        case badRequest
+        /// HTTP 503: the server's queue is full; retrying later may work.
+        case serverBusy
+        /// Any other 5xx: the server failed, e.g. its runner crashed.
+        case serverError
+        /// The reply was not JSON, or not JSON of the expected shape.
+        case decoding
+        /// The reply decoded but broke a promise: vector count or length.
+        case unexpectedResponse
+        /// The Swift task was cancelled.
+        case cancelled
     }
 
     /// The coarse category of the failure.

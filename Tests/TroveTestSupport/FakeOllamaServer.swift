@@ -8,6 +8,7 @@ import Foundation
 public final class FakeOllamaServer: Sendable {
     /// How the server misbehaves; `.normal` answers like Ollama.
     public enum Fault: Sendable, Equatable {
+        /// Answers like Ollama.
         case normal
         /// Every request to /api/* answers with this status and `{"error": message}`.
         case status(Int, message: String)
