@@ -68,7 +68,8 @@ final class HTTPTransport: Sendable {
         let timer = DispatchWorkItem { flight.end(.timeout) }
         flight.timer = timer
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Int, [UInt8]), any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<(Int, [UInt8]), any Error>) in
                 let task = session.dataTask(with: request) { data, response, error in
                     let endedBy = flight.finish()
                     if endedBy == .timeout {
@@ -82,7 +83,8 @@ final class HTTPTransport: Sendable {
                     }
                     if let error {
                         continuation.resume(
-                            throwing: Self.transportError(error, endpoint: endpoint, baseURL: baseURL, timeout: timeout))
+                            throwing: Self.transportError(error, endpoint: endpoint, baseURL: baseURL, timeout: timeout)
+                        )
                         return
                     }
                     guard let http = response as? HTTPURLResponse else {

@@ -37,7 +37,8 @@ public struct OllamaClient: Sendable {
     /// `GET /api/tags`: the models pulled on the server.
     public func tags() async throws -> [ModelSummary] {
         struct Reply: Decodable { var models: [ModelSummary]? }
-        let reply: Reply = try await decode("/api/tags", request: call("/api/tags", method: "GET", json: nil), model: nil)
+        let reply: Reply = try await decode(
+            "/api/tags", request: call("/api/tags", method: "GET", json: nil), model: nil)
         return reply.models ?? []
     }
 
@@ -236,7 +237,9 @@ extension OllamaClient {
         public var family: String?
 
         /// A summary, for tests and fakes.
-        public init(name: String, model: String? = nil, digest: String? = nil, size: Int64? = nil, family: String? = nil) {
+        public init(
+            name: String, model: String? = nil, digest: String? = nil, size: Int64? = nil, family: String? = nil
+        ) {
             self.name = name
             self.model = model
             self.digest = digest

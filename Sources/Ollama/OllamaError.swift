@@ -57,7 +57,8 @@ extension OllamaError {
     ) -> OllamaError {
         OllamaError(
             kind: .notCapable,
-            message: "model '\(model)' cannot make embeddings — choose an embedding model, e.g. ollama pull nomic-embed-text",
+            message:
+                "model '\(model)' cannot make embeddings — choose an embedding model, e.g. ollama pull nomic-embed-text",
             endpoint: endpoint, status: status, serverMessage: serverMessage)
     }
 

@@ -25,21 +25,32 @@ struct ErrorTests {
         #expect(error?.kind == .notCapable)
         #expect(
             error?.message
-                == "model 'llama3.2' cannot make embeddings — choose an embedding model, e.g. ollama pull nomic-embed-text")
+                == "model 'llama3.2' cannot make embeddings — choose an embedding model, e.g. ollama pull nomic-embed-text"
+        )
         #expect(error?.serverMessage == "\"llama3.2\" does not support embeddings")
         #expect(OllamaError.notCapable(model: "llama3.2").message == error?.message)
     }
 
-    @Test("an HTTP failure keeps Ollama's text and names the endpoint", arguments: [
-        (404, "404 page not found", OllamaError.Kind.badRequest,
-         "ollama rejected the request to /api/embed: 404 page not found — this Ollama may be too old for it; upgrade it"),
-        (400, "invalid input type", .badRequest,
-         "ollama rejected the request to /api/embed: invalid input type"),
-        (503, "server busy, please try again.  maximum pending requests exceeded", .serverBusy,
-         "ollama is too busy to answer /api/embed (HTTP 503): server busy, please try again.  maximum pending requests exceeded — retry in a moment"),
-        (500, "llama runner process has terminated: signal: killed", .serverError,
-         "ollama failed on /api/embed (HTTP 500): llama runner process has terminated: signal: killed"),
-    ])
+    @Test(
+        "an HTTP failure keeps Ollama's text and names the endpoint",
+        arguments: [
+            (
+                404, "404 page not found", OllamaError.Kind.badRequest,
+                "ollama rejected the request to /api/embed: 404 page not found — this Ollama may be too old for it; upgrade it"
+            ),
+            (
+                400, "invalid input type", .badRequest,
+                "ollama rejected the request to /api/embed: invalid input type"
+            ),
+            (
+                503, "server busy, please try again.  maximum pending requests exceeded", .serverBusy,
+                "ollama is too busy to answer /api/embed (HTTP 503): server busy, please try again.  maximum pending requests exceeded — retry in a moment"
+            ),
+            (
+                500, "llama runner process has terminated: signal: killed", .serverError,
+                "ollama failed on /api/embed (HTTP 500): llama runner process has terminated: signal: killed"
+            ),
+        ])
     func statusFault(code: Int, text: String, kind: OllamaError.Kind, message: String) async throws {
         let rig = try Rig()
         rig.server.fault = .status(code, message: text)
@@ -57,9 +68,11 @@ struct ErrorTests {
         rig.server.fault = .malformedJSON
         let error = await ollamaError { try await rig.client.embed(Self.embedRequest) }
         #expect(error?.kind == .decoding)
-        #expect(error?.message == "ollama sent a reply to /api/embed that is not valid JSON: {\"embeddings\": [[0.1, 0.2,")
+        #expect(
+            error?.message == "ollama sent a reply to /api/embed that is not valid JSON: {\"embeddings\": [[0.1, 0.2,")
         let tags = await ollamaError { try await rig.client.tags() }
-        #expect(tags?.message == "ollama sent a reply to /api/tags that is not valid JSON: {\"embeddings\": [[0.1, 0.2,")
+        #expect(
+            tags?.message == "ollama sent a reply to /api/tags that is not valid JSON: {\"embeddings\": [[0.1, 0.2,")
     }
 
     @Test("one vector fewer than inputs is caught")

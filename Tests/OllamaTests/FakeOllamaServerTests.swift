@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 import Testing
 import TroveTestSupport
 
@@ -71,7 +71,8 @@ struct FakeOllamaServerTests {
         let server = try FakeOllamaServer()
         let connection = try RawConnection(port: server.port)
         let body = #"{"model":"nomic-embed-text","input":"hello world"}"#
-        let request = "POST /api/embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        let request =
+            "POST /api/embed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
         var rest = Substring(request)
         while !rest.isEmpty {

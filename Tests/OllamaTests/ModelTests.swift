@@ -18,10 +18,12 @@ struct ModelTests {
         #expect((embed.size ?? 0) > 0)
     }
 
-    @Test("show reports capabilities and finds lengths by key suffix", arguments: [
-        ("nomic-embed-text", ["embedding"], 64, 2048, "nomic-bert"),
-        ("llama3.2", ["completion"], 3072, 131_072, "llama"),
-    ])
+    @Test(
+        "show reports capabilities and finds lengths by key suffix",
+        arguments: [
+            ("nomic-embed-text", ["embedding"], 64, 2048, "nomic-bert"),
+            ("llama3.2", ["completion"], 3072, 131_072, "llama"),
+        ])
     func show(name: String, capabilities: [String], dimension: Int, context: Int, family: String) async throws {
         let rig = try Rig()
         let details = try await rig.client.show(model: name)

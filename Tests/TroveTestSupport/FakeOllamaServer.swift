@@ -1,6 +1,6 @@
-@preconcurrency import Glibc
 import Dispatch
 import Foundation
+@preconcurrency import Glibc
 
 /// An Ollama look-alike speaking real HTTP/1.1 on a loopback port, for tests and benchmarks.
 ///
@@ -331,12 +331,14 @@ public final class FakeOllamaServer: Sendable {
                 guard let end = headerEnd,
                     var request = Self.parseHead(String(decoding: buffer[0..<end], as: UTF8.self))
                 else {
-                    _ = write(fd, Self.response(status: 400, contentType: "text/plain", body: Array("bad request".utf8)))
+                    _ = write(
+                        fd, Self.response(status: 400, contentType: "text/plain", body: Array("bad request".utf8)))
                     return
                 }
                 buffer.removeFirst(end + 4)
                 guard let length = Int(request.headers["content-length"] ?? "0"), length >= 0 else {
-                    _ = write(fd, Self.response(status: 411, contentType: "text/plain", body: Array("length required".utf8)))
+                    _ = write(
+                        fd, Self.response(status: 411, contentType: "text/plain", body: Array("length required".utf8)))
                     return
                 }
                 if request.headers["expect"]?.lowercased() == "100-continue" && buffer.count < length {
@@ -438,7 +440,8 @@ public final class FakeOllamaServer: Sendable {
                 return currentFault
             }
             if request.path == "/" {
-                return Self.response(status: 200, contentType: "text/plain; charset=utf-8", body: Array("Ollama is running".utf8))
+                return Self.response(
+                    status: 200, contentType: "text/plain; charset=utf-8", body: Array("Ollama is running".utf8))
             }
             if request.path.hasPrefix("/api/") {
                 switch fault {
@@ -548,7 +551,8 @@ public final class FakeOllamaServer: Sendable {
                     ] as [String: Any],
                 ]
             }
-            let data = (try? JSONSerialization.data(withJSONObject: ["models": entries], options: [.sortedKeys])) ?? Data()
+            let data =
+                (try? JSONSerialization.data(withJSONObject: ["models": entries], options: [.sortedKeys])) ?? Data()
             return Self.response(status: 200, contentType: "application/json; charset=utf-8", body: [UInt8](data))
         }
 
