@@ -4,67 +4,338 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A client for one Ollama server. CONTRACT STUB: the Ollama helper replaces the bodies, keeps the signatures.
+/// A client for one Ollama server.
 public struct OllamaClient: Sendable {
     /// Where the server listens, e.g. `http://127.0.0.1:11434`.
     public var baseURL: URL
     /// How long one request may stay idle before it fails with `.timeout`.
-    public var requestTimeout: Duration
+    ///
+    /// A reply to these endpoints comes in one piece, so idle time is the time until the reply; the limit is
+    /// exact (URLSession's own whole-second timer is only a backstop).
+    public var requestTimeout: Duration {
+        didSet { transport = HTTPTransport(idleTimeout: requestTimeout.timeInterval) }
+    }
+    /// The session shared by every copy of this client (until one of them changes `requestTimeout`).
+    private var transport: HTTPTransport
 
+    /// A client for the server at `baseURL`; each client owns one URLSession with 16 connections per host.
     public init(baseURL: URL, requestTimeout: Duration = .seconds(300)) {
         self.baseURL = baseURL
         self.requestTimeout = requestTimeout
+        self.transport = HTTPTransport(idleTimeout: requestTimeout.timeInterval)
     }
 
-    /// `POST /api/embed`: one vector per input, in order; checks the count.
-    public func embed(_ request: EmbedRequest) async throws -> EmbedResponse { fatalError("unimplemented") }
+    /// `POST /api/embed`: one vector per input, in order; checks the count and that all lengths agree.
+    public func embed(_ request: EmbedRequest) async throws -> EmbedResponse {
+        let endpoint = "/api/embed"
+        let body = try call(endpoint, method: "POST", json: try JSONEncoder().encode(request))
+        let response: EmbedResponse = try await decode(endpoint, request: body, model: request.model)
+        try Self.check(response, for: request, endpoint: endpoint)
+        return response
+    }
+
     /// `GET /api/tags`: the models pulled on the server.
-    public func tags() async throws -> [ModelSummary] { fatalError("unimplemented") }
+    public func tags() async throws -> [ModelSummary] {
+        struct Reply: Decodable { var models: [ModelSummary]? }
+        let reply: Reply = try await decode(
+            "/api/tags", request: call("/api/tags", method: "GET", json: nil), model: nil)
+        return reply.models ?? []
+    }
+
     /// `POST /api/show`: details, capabilities and `model_info` of one model.
-    public func show(model: String) async throws -> ModelDetails { fatalError("unimplemented") }
-    /// `GET /api/version`.
-    public func version() async throws -> String { fatalError("unimplemented") }
+    public func show(model: String) async throws -> ModelDetails {
+        let endpoint = "/api/show"
+        let payload = try JSONSerialization.data(withJSONObject: ["model": model])
+        let body = try await send(call(endpoint, method: "POST", json: payload), endpoint: endpoint, model: model)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) else {
+            throw OllamaError.notJSON(endpoint: endpoint, body: body)
+        }
+        guard let reply = object as? [String: Any] else {
+            throw OllamaError.wrongShape(endpoint: endpoint, detail: "expected an object", body: body)
+        }
+        return ModelDetails(showReply: reply)
+    }
+
+    /// `GET /api/version`, e.g. `0.5.7`.
+    public func version() async throws -> String {
+        struct Reply: Decodable { var version: String }
+        let reply: Reply = try await decode(
+            "/api/version", request: call("/api/version", method: "GET", json: nil), model: nil)
+        return reply.version
+    }
+
+    // MARK: - Plumbing
+
+    /// `baseURL` as users write it, without a trailing slash.
+    var baseText: String {
+        var text = baseURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    /// The request for `endpoint` below `baseURL`.
+    private func call(_ endpoint: String, method: String, json: Data?) throws -> URLRequest {
+        guard let url = URL(string: baseText + endpoint) else {
+            throw OllamaError.unreachable(baseURL: baseText, endpoint: endpoint)
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let json {
+            request.httpBody = json
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+
+    /// Sends `request`; a non-2xx reply becomes the matching `OllamaError`.
+    private func send(_ request: URLRequest, endpoint: String, model: String?) async throws -> [UInt8] {
+        let (status, body) = try await transport.send(
+            request, endpoint: endpoint, baseURL: baseText, timeout: requestTimeout.timeInterval)
+        guard (200..<300).contains(status) else {
+            throw OllamaError.fromHTTP(status: status, body: body, endpoint: endpoint, model: model)
+        }
+        return body
+    }
+
+    /// Sends and decodes a JSON reply into `T`.
+    private func decode<T: Decodable>(_ endpoint: String, request: URLRequest, model: String?) async throws -> T {
+        let body = try await send(request, endpoint: endpoint, model: model)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body))
+        } catch let error as DecodingError {
+            if (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) == nil {
+                throw OllamaError.notJSON(endpoint: endpoint, body: body)
+            }
+            throw OllamaError.wrongShape(endpoint: endpoint, detail: Self.describe(error), body: body)
+        }
+    }
+
+    /// A short account of where decoding failed.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "the top level" : "'" + keys.joined(separator: ".") + "'"
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let within = context.codingPath.isEmpty ? "" : " in \(path(context))"
+            return "key '\(key.stringValue)' is missing\(within)"
+        case .typeMismatch(let type, let context): return "\(path(context)) is not \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context)) is null, expected \(type)"
+        case .dataCorrupted(let context): return "\(path(context)) is corrupted"
+        @unknown default: return "unreadable"
+        }
+    }
+
+    /// Checks one vector per input, all of the same length, and the requested dimension.
+    static func check(_ response: EmbedResponse, for request: EmbedRequest, endpoint: String) throws {
+        let expected = request.input.count
+        let got = response.embeddings.count
+        func unexpected(_ message: String) -> OllamaError {
+            OllamaError(kind: .unexpectedResponse, message: message, endpoint: endpoint, status: 200)
+        }
+        guard got == expected else {
+            throw unexpected(
+                "ollama returned \(got) embeddings for \(expected) inputs: expected \(expected), got \(got)")
+        }
+        guard let first = response.embeddings.first else { return }
+        if first.isEmpty { throw unexpected("ollama returned an empty embedding for input 0") }
+        if let index = response.embeddings.firstIndex(where: { $0.count != first.count }) {
+            throw unexpected(
+                "ollama returned embeddings of different lengths: expected \(first.count) floats (like input 0),"
+                    + " got \(response.embeddings[index].count) for input \(index)")
+        }
+        if let dimensions = request.dimensions, dimensions != first.count {
+            throw unexpected(
+                "ollama returned embeddings of \(first.count) floats, but \(dimensions) were requested:"
+                    + " expected \(dimensions), got \(first.count)")
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `TimeInterval`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
 }
 
 extension OllamaClient {
     /// Body of `POST /api/embed`.
     public struct EmbedRequest: Codable, Sendable, Equatable {
+        /// The model name, e.g. `nomic-embed-text`.
         public var model: String
+        /// The texts, one vector each.
         public var input: [String]
+        /// Whether Ollama may cut inputs longer than the context (its default is `true`).
         public var truncate: Bool?
+        /// How long the model stays loaded afterwards, e.g. `5m`; sent as `keep_alive`.
         public var keepAlive: String?
+        /// Asks models that support it for shorter vectors.
         public var dimensions: Int?
 
-        public init(model: String, input: [String], truncate: Bool? = nil, keepAlive: String? = nil, dimensions: Int? = nil) {
+        /// A request; `nil` options are left out of the JSON so Ollama's defaults apply.
+        public init(
+            model: String, input: [String], truncate: Bool? = nil, keepAlive: String? = nil, dimensions: Int? = nil
+        ) {
             self.model = model
             self.input = input
             self.truncate = truncate
             self.keepAlive = keepAlive
             self.dimensions = dimensions
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case model, input, truncate, dimensions
+            case keepAlive = "keep_alive"
+        }
     }
 
     /// Reply of `POST /api/embed`.
     public struct EmbedResponse: Codable, Sendable, Equatable {
+        /// The model that answered.
         public var model: String
+        /// One vector per input, in input order.
         public var embeddings: [[Float]]
+        /// Tokens Ollama read, when it says.
         public var promptEvalCount: Int?
+
+        /// A reply, for tests and fakes.
+        public init(model: String, embeddings: [[Float]], promptEvalCount: Int? = nil) {
+            self.model = model
+            self.embeddings = embeddings
+            self.promptEvalCount = promptEvalCount
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case model, embeddings
+            case promptEvalCount = "prompt_eval_count"
+        }
+
+        /// Decodes Ollama's reply; a missing `model` is tolerated as empty.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            model = try container.decodeIfPresent(String.self, forKey: .model) ?? ""
+            embeddings = try container.decode([[Float]].self, forKey: .embeddings)
+            promptEvalCount = try container.decodeIfPresent(Int.self, forKey: .promptEvalCount)
+        }
     }
 
     /// One entry of `GET /api/tags`.
     public struct ModelSummary: Codable, Sendable, Equatable {
+        /// The name as listed, e.g. `nomic-embed-text:latest`.
         public var name: String
+        /// The model reference, usually equal to `name`.
         public var model: String?
+        /// The manifest digest, which changes when the model is re-pulled.
         public var digest: String?
+        /// Size on disk in bytes.
         public var size: Int64?
+        /// `details.family`, e.g. `nomic-bert`.
         public var family: String?
+
+        /// A summary, for tests and fakes.
+        public init(
+            name: String, model: String? = nil, digest: String? = nil, size: Int64? = nil, family: String? = nil
+        ) {
+            self.name = name
+            self.model = model
+            self.digest = digest
+            self.size = size
+            self.family = family
+        }
+
+        private enum CodingKeys: String, CodingKey { case name, model, digest, size, details }
+        private enum DetailKeys: String, CodingKey { case family }
+
+        /// Decodes one entry of Ollama's `models` array, lifting `details.family`.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            model = try container.decodeIfPresent(String.self, forKey: .model)
+            digest = try container.decodeIfPresent(String.self, forKey: .digest)
+            size = try container.decodeIfPresent(Int64.self, forKey: .size)
+            if container.contains(.details), (try? container.decodeNil(forKey: .details)) == false {
+                let details = try container.nestedContainer(keyedBy: DetailKeys.self, forKey: .details)
+                family = try details.decodeIfPresent(String.self, forKey: .family)
+            } else {
+                family = nil
+            }
+        }
+
+        /// Encodes in Ollama's shape, with `family` under `details`.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encodeIfPresent(model, forKey: .model)
+            try container.encodeIfPresent(digest, forKey: .digest)
+            try container.encodeIfPresent(size, forKey: .size)
+            if let family {
+                var details = container.nestedContainer(keyedBy: DetailKeys.self, forKey: .details)
+                try details.encode(family, forKey: .family)
+            }
+        }
     }
 
     /// Reply of `POST /api/show`, reduced to what callers need.
     public struct ModelDetails: Sendable, Equatable {
+        /// E.g. `["embedding"]` or `["completion", "tools"]`; empty when the server is too old to say.
         public var capabilities: [String]
+        /// `details.family`, e.g. `nomic-bert`.
         public var family: String?
+        /// `<arch>.embedding_length` from `model_info`: the vector size.
         public var embeddingLength: Int?
+        /// `<arch>.context_length` from `model_info`: the most tokens one input may hold.
         public var contextLength: Int?
+        /// `general.architecture` from `model_info`, the prefix of its other keys.
+        public var architecture: String?
+
+        /// Details, for tests and fakes.
+        public init(
+            capabilities: [String], family: String? = nil, embeddingLength: Int? = nil, contextLength: Int? = nil,
+            architecture: String? = nil
+        ) {
+            self.capabilities = capabilities
+            self.family = family
+            self.embeddingLength = embeddingLength
+            self.contextLength = contextLength
+            self.architecture = architecture
+        }
+
+        /// Whether the model can answer `/api/embed`.
+        public var canEmbed: Bool { capabilities.contains("embedding") }
+
+        /// Reads the parts we need from the JSON object of `/api/show`.
+        init(showReply reply: [String: Any]) {
+            capabilities = (reply["capabilities"] as? [Any])?.compactMap { $0 as? String } ?? []
+            family = (reply["details"] as? [String: Any])?["family"] as? String
+            let info = reply["model_info"] as? [String: Any] ?? [:]
+            architecture = info["general.architecture"] as? String
+            // The prefix is the architecture (`bert.`, `nomic-bert.`, `llama.`); prefer it, else any key that ends so.
+            func lookup(_ suffix: String) -> Int? {
+                if let architecture, let value = info["\(architecture).\(suffix)"].flatMap(Self.integer) {
+                    return value
+                }
+                return info.keys.sorted().lazy.filter { $0.hasSuffix(".\(suffix)") }
+                    .compactMap { info[$0].flatMap(Self.integer) }.first
+            }
+            embeddingLength = lookup("embedding_length")
+            contextLength = lookup("context_length")
+        }
+
+        /// An integer from any JSON scalar JSONSerialization may hand back.
+        static func integer(_ value: Any) -> Int? {
+            switch value {
+            case let number as Int: return number
+            case let number as Int64: return Int(exactly: number)
+            case let number as UInt64: return Int(exactly: number)
+            case let number as Double: return number.isFinite && number == number.rounded() ? Int(number) : nil
+            case let number as NSNumber: return number.intValue
+            case let text as String: return Int(text.trimmingCharacters(in: .whitespaces))
+            default: return nil
+            }
+        }
     }
 }
