@@ -92,6 +92,7 @@ final class Database {
     /// Runs `body` in a transaction. The outermost call uses `BEGIN IMMEDIATE` (takes the write lock up front,
     /// so a busy writer is waited for at BEGIN instead of failing mid-batch); nested calls use a SAVEPOINT, so a
     /// nested failure rolls back only its own work and rethrows. `deferred` starts a read-only snapshot instead.
+    @discardableResult
     func transaction<T>(deferred: Bool = false, _ body: () throws -> T) throws -> T {
         let depth = transactionDepth
         let savepoint = "trove_\(depth)"

@@ -129,6 +129,7 @@ public final class IndexStore {
 
     /// Runs `body` in one `BEGIN IMMEDIATE … COMMIT` transaction; rolls back when it throws, and rethrows.
     /// A nested call runs in a SAVEPOINT inside the outer transaction: its failure undoes only its own work.
+    @discardableResult
     public func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)
     }

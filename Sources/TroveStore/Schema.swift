@@ -9,6 +9,8 @@ enum Schema {
     ///   strictness turns such bugs into errors at write time (needs SQLite 3.37; we build against 3.40).
     /// - `vectors` is its own table keyed by chunk id so `loadVectors` scans only vector pages in rowid order:
     ///   one sequential read. With 8 KiB pages a 1.5 KiB vector row never spills to an overflow page.
+    /// - AUTOINCREMENT on documents and chunks: ids are never reused, so a search snapshot taken before a
+    ///   re-index can never map an old vector to a new chunk's text; a stale id is simply absent.
     /// - `chunks_fts` is an external-content FTS5 table (`content='chunks'`): the text is stored once, in
     ///   `chunks`, and triggers keep the index in step — including deletes that arrive through
     ///   `ON DELETE CASCADE` from `documents`, since SQLite fires child-table triggers for cascaded deletes.
@@ -31,7 +33,7 @@ enum Schema {
         ) STRICT;
 
         CREATE TABLE documents (
-            id INTEGER PRIMARY KEY,
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
             root_id INTEGER NOT NULL REFERENCES roots(id) ON DELETE CASCADE,
             path TEXT NOT NULL,
             size INTEGER NOT NULL,
@@ -42,7 +44,7 @@ enum Schema {
         ) STRICT;
 
         CREATE TABLE chunks (
-            id INTEGER PRIMARY KEY,
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
             document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
             ordinal INTEGER NOT NULL,
             start_line INTEGER NOT NULL,
