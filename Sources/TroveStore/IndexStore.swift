@@ -50,6 +50,10 @@ public final class IndexStore {
             PRAGMA temp_store = MEMORY;
             PRAGMA cache_size = -16384;
             """)
+        // Memory-mapped reads let loadVectors copy each BLOB straight out of the OS page cache instead of
+        // pread-ing every page into SQLite's cache first: measured 100k×384 load ~125 ms instead of ~220 ms.
+        // SQLite clamps this to its compile-time maximum; files larger than 1 GiB read the rest normally.
+        _ = try database.scalarInt("PRAGMA mmap_size = 1073741824")
     }
 
     // MARK: Manifest
