@@ -24,7 +24,7 @@ final class Database {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             // open_v2 hands back a connection even on failure; it must still be closed.
             if let connection { sqlite3_close_v2(connection) }
-            throw StoreError.cannotOpen(path: path, reason: message, code: rc)
+            throw StoreError.cannotOpen(path: path, reason: message)
         }
         handle = connection
         sqlite3_extended_result_codes(handle, 1)
@@ -216,7 +216,9 @@ final class Statement {
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw StoreError.sqlite(code: rc, message: String(cString: sqlite3_errmsg(connection)), path: path, sql: sql)
+        default:
+            throw StoreError.sqlite(
+                code: rc, message: String(cString: sqlite3_errmsg(connection)), path: path, sql: sql)
         }
     }
 
@@ -262,13 +264,16 @@ final class Statement {
     /// The column's BLOB bytes, valid only until the next step/reset; empty for NULL or a zero-length BLOB.
     func blobBytes(_ column: Int32) -> UnsafeRawBufferPointer {
         // column_blob before column_bytes, as for text.
-        guard let blob = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let blob = sqlite3_column_blob(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         return UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
     private func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK else {
-            throw StoreError.sqlite(code: rc, message: String(cString: sqlite3_errmsg(connection)), path: path, sql: sql)
+            throw StoreError.sqlite(
+                code: rc, message: String(cString: sqlite3_errmsg(connection)), path: path, sql: sql)
         }
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The few POSIX file operations the store needs, without Foundation.
@@ -30,7 +30,8 @@ enum FileSystem {
         let parent = parentDirectory(of: directory)
         if parent != directory { try createDirectories(parent, path: path) }
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw StoreError.cannotOpen(path: path, reason: "cannot create folder \(directory): \(errorString())", code: 0)
+            throw StoreError.cannotOpen(
+                path: path, reason: "cannot create folder \(directory): \(errorString())")
         }
     }
 
@@ -41,7 +42,7 @@ enum FileSystem {
         if descriptor >= 0 {
             close(descriptor)
         } else if errno != EEXIST {
-            throw StoreError.cannotOpen(path: path, reason: errorString(), code: 0)
+            throw StoreError.cannotOpen(path: path, reason: errorString())
         }
     }
 

@@ -1,9 +1,9 @@
 import CSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The index file: roots, documents, chunks, vectors, FTS.
@@ -142,10 +142,13 @@ public final class IndexStore {
 
     /// The id of the root folder `path` (absolute), inserting it when new.
     public func rootID(forPath path: String) throws -> Int64 {
-        if let id = try database.withStatement("SELECT id FROM roots WHERE path = ?", { statement in
-            try statement.bind(path, at: 1)
-            return try statement.step() ? statement.int64(0) : nil
-        }) {
+        if let id = try database.withStatement(
+            "SELECT id FROM roots WHERE path = ?",
+            { statement in
+                try statement.bind(path, at: 1)
+                return try statement.step() ? statement.int64(0) : nil
+            })
+        {
             return id
         }
         return try database.withStatement("INSERT INTO roots (path, added_at) VALUES (?, ?)") { statement in
@@ -167,7 +170,8 @@ public final class IndexStore {
         ) { statement in
             var roots: [IndexRoot] = []
             while try statement.step() {
-                roots.append(IndexRoot(id: statement.int64(0), path: statement.string(1), documentCount: statement.int(2)))
+                roots.append(
+                    IndexRoot(id: statement.int64(0), path: statement.string(1), documentCount: statement.int(2)))
             }
             return roots
         }

@@ -4,7 +4,9 @@ import CSQLite
 public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, for code that reacts to it.
     public enum Code: Sendable, Equatable {
-        case missingIndex, cannotOpen, sqlite(Int32), corruptVector, schemaTooNew
+        case missingIndex, cannotOpen
+        case sqlite(Int32)
+        case corruptVector, schemaTooNew
     }
 
     /// What went wrong.
@@ -44,7 +46,7 @@ extension StoreError {
     }
 
     /// SQLite could not open the file (permissions, a directory, a missing parent).
-    static func cannotOpen(path: String, reason: String, code: Int32) -> StoreError {
+    static func cannotOpen(path: String, reason: String) -> StoreError {
         StoreError(code: .cannotOpen, message: "cannot open index \(path): \(reason)")
     }
 
@@ -52,7 +54,8 @@ extension StoreError {
     static func schemaTooNew(path: String, found: Int, known: Int) -> StoreError {
         StoreError(
             code: .schemaTooNew,
-            message: "index \(path) was written by a newer trove (schema \(found), this one knows \(known)) — upgrade trove")
+            message:
+                "index \(path) was written by a newer trove (schema \(found), this one knows \(known)) — upgrade trove")
     }
 
     /// The file's structure is unusable; only a rebuild helps.
@@ -82,7 +85,8 @@ extension StoreError {
             // SQLite rolls the statement (and, on COMMIT, the transaction) back, so earlier batches stay intact.
             return StoreError(
                 code: .sqlite(code),
-                message: "the disk is full while writing \(path) — free some space and rerun; nothing was lost", sql: sql)
+                message: "the disk is full while writing \(path) — free some space and rerun; nothing was lost",
+                sql: sql)
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return damaged(path: path, reason: message, code: code, sql: sql)
         case SQLITE_CANTOPEN:
@@ -97,7 +101,8 @@ extension StoreError {
                 code: .sqlite(code), message: "cannot write index \(path): \(message) — check its permissions",
                 sql: sql)
         default:
-            return StoreError(code: .sqlite(code), message: "sqlite failed on index \(path): \(message) (code \(code))", sql: sql)
+            return StoreError(
+                code: .sqlite(code), message: "sqlite failed on index \(path): \(message) (code \(code))", sql: sql)
         }
     }
 }

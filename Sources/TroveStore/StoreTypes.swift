@@ -159,7 +159,8 @@ public struct StoredChunk: Sendable, Equatable {
     public var text: String
 
     /// A stored chunk from its parts.
-    public init(id: Int64, rootPath: String, path: String, startLine: Int, endLine: Int, heading: String, text: String) {
+    public init(id: Int64, rootPath: String, path: String, startLine: Int, endLine: Int, heading: String, text: String)
+    {
         self.id = id
         self.rootPath = rootPath
         self.path = path

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The on-disk vector format: `dimension` little-endian IEEE-754 float32 values, `dimension * 4` bytes, no header.
@@ -9,11 +9,11 @@ enum VectorBlob {
     /// Calls `body` with the BLOB bytes of `vector`.
     static func withBytes<T>(of vector: [Float], _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         #if _endian(big)
-        let littleEndian = vector.map { $0.bitPattern.littleEndian }
-        return try littleEndian.withUnsafeBytes(body)
+            let littleEndian = vector.map { $0.bitPattern.littleEndian }
+            return try littleEndian.withUnsafeBytes(body)
         #else
-        // Little-endian hosts (x86-64, arm64) store the array's own bytes: no copy.
-        return try vector.withUnsafeBytes(body)
+            // Little-endian hosts (x86-64, arm64) store the array's own bytes: no copy.
+            return try vector.withUnsafeBytes(body)
         #endif
     }
 
@@ -41,9 +41,9 @@ enum VectorBlob {
             memcpy(destination, source, blob.count)
         }
         #if _endian(big)
-        for index in 0..<dimension {
-            destination[index] = Float(bitPattern: UInt32(littleEndian: destination[index].bitPattern))
-        }
+            for index in 0..<dimension {
+                destination[index] = Float(bitPattern: UInt32(littleEndian: destination[index].bitPattern))
+            }
         #endif
         guard isFinite(UnsafeBufferPointer(start: destination, count: dimension)) else {
             throw StoreError.vectorNotFinite(chunkID: chunkID)

@@ -114,8 +114,10 @@ struct DocumentTests {
         #expect(try store.documents(inRoot: root).keys.sorted() == ["kept.md"])
         #expect(try store.keywordSearch("ephemeral", limit: 10).isEmpty)
         #expect(try store.keywordSearch("words", limit: 10).count == 1)
-        #expect(try store.statistics() == IndexStatistics(
-            documents: 1, chunks: 1, vectors: 1, bytesOnDisk: try store.statistics().bytesOnDisk))
+        #expect(
+            try store.statistics()
+                == IndexStatistics(
+                    documents: 1, chunks: 1, vectors: 1, bytesOnDisk: try store.statistics().bytesOnDisk))
         #expect(try count(store, "SELECT count(*) FROM chunks_fts_docsize") == 1)
         #expect(try store.roots() == [IndexRoot(id: root, path: "/notes", documentCount: 1)])
         #expect(try store.integrityCheck() == "ok")
@@ -127,7 +129,8 @@ struct DocumentTests {
         let store = try makeStore(in: directory)
         let root = try store.rootID(forPath: "/notes")
         let short = #expect(throws: StoreError.self) {
-            try store.replaceDocument(document(root, "a.md"), chunks: [chunk(0, "ok"), chunk(1, "x", vector: [1, 0, 0])])
+            try store.replaceDocument(
+                document(root, "a.md"), chunks: [chunk(0, "ok"), chunk(1, "x", vector: [1, 0, 0])])
         }
         #expect(short?.code == .corruptVector)
         #expect(short?.description == "chunk 1 of a.md has a vector of 3 floats: expected 4")

@@ -1,4 +1,5 @@
 import TroveTestSupport
+
 @testable import TroveStore
 
 /// A manifest for tests, of `dimension` floats.
@@ -17,7 +18,8 @@ func makeStore(in directory: TemporaryDirectory, dimension: Int = 4) throws -> I
 }
 
 /// A chunk whose vector is `vector` (default: a one-hot of the ordinal).
-func chunk(_ ordinal: Int, _ text: String, heading: String = "", vector: [Float]? = nil, dimension: Int = 4) -> NewChunk {
+func chunk(_ ordinal: Int, _ text: String, heading: String = "", vector: [Float]? = nil, dimension: Int = 4) -> NewChunk
+{
     var oneHot = [Float](repeating: 0, count: dimension)
     oneHot[ordinal % dimension] = 1
     return NewChunk(
@@ -27,7 +29,8 @@ func chunk(_ ordinal: Int, _ text: String, heading: String = "", vector: [Float]
 
 /// A document at `path` under `rootID`.
 func document(_ rootID: Int64, _ path: String, hash: String = "h") -> NewDocument {
-    NewDocument(rootID: rootID, path: path, size: 100, modifiedNanoseconds: 1_700_000_000_000_000_000, contentHash: hash)
+    NewDocument(
+        rootID: rootID, path: path, size: 100, modifiedNanoseconds: 1_700_000_000_000_000_000, contentHash: hash)
 }
 
 /// The integer result of raw SQL, for checks the public API does not expose.

@@ -50,7 +50,8 @@ struct KeywordSearchTests {
     @Test(
         "hostile input never raises an FTS syntax error",
         arguments: [
-            "\"", "\"\"\"", "*", "flour*", "AND", "flour AND", "OR OR", "NOT", "(", "flour)", "NEAR", "NEAR(flour eggs)",
+            "\"", "\"\"\"", "*", "flour*", "AND", "flour AND", "OR OR", "NOT", "(", "flour)", "NEAR",
+            "NEAR(flour eggs)",
             "-", "-flour", ":", "text:flour", "heading:pasta", "^flour", "{text heading}: flour", "'", "\\", "", "   ",
             "\u{0}", "a\"b", "🍞", "flour + eggs", "col:\"x",
         ])

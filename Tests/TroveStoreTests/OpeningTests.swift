@@ -96,6 +96,16 @@ struct OpeningTests {
         #expect(error?.description == "cannot open index \(path): unable to open database file")
     }
 
+    @Test("a folder that cannot be created is named in the error")
+    func uncreatableFolder() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("file", "not a folder")
+        let path = file + "/sub/index.sqlite"
+        let error = #expect(throws: StoreError.self) { try IndexStore(path: path, createIfMissing: true) }
+        #expect(error?.code == .cannotOpen)
+        #expect(error?.description == "cannot open index \(path): cannot create folder \(file)/sub: not a directory")
+    }
+
     @Test("a full disk says nothing was lost, and earlier documents survive")
     func diskFull() throws {
         let directory = try TemporaryDirectory()

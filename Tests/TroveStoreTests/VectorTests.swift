@@ -25,7 +25,9 @@ struct VectorTests {
             }
         }
         // Replace a few documents so chunk ids have gaps and are not in insertion order of documents.
-        try store.replaceDocument(document(root, "doc3.md"), chunks: [chunk(0, "late", vector: [Float](repeating: 0.5, count: dimension), dimension: dimension)])
+        try store.replaceDocument(
+            document(root, "doc3.md"),
+            chunks: [chunk(0, "late", vector: [Float](repeating: 0.5, count: dimension), dimension: dimension)])
         try store.database.withStatement("SELECT chunk_id, embedding FROM vectors") { statement in
             while try statement.step() {
                 let bytes = statement.blobBytes(1)
