@@ -286,9 +286,9 @@ public final class IndexStore {
             guard count > 0 else {
                 return StoredVectors(dimension: try manifestDimension() ?? 0, chunkIDs: [], values: [])
             }
-            guard let dimension = try manifestDimension() else {
+            guard let dimension = try manifestDimension(), dimension > 0 else {
                 throw StoreError.damaged(
-                    path: path, reason: "it holds \(count) vectors but no manifest", code: SQLITE_CORRUPT)
+                    path: path, reason: "it holds \(count) vectors but no manifest dimension", code: SQLITE_CORRUPT)
             }
             var chunkIDs: [Int64] = []
             chunkIDs.reserveCapacity(count)
