@@ -1,0 +1,108 @@
+import CSQLite
+
+/// Every failure of the store: a code, a lowercase sentence for the user, and the SQL that failed (never its values).
+public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong, for code that reacts to it.
+    public enum Code: Sendable, Equatable {
+        case missingIndex, cannotOpen
+        case sqlite(Int32)
+        case corruptVector, schemaTooNew
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The sentence shown to the user.
+    public var message: String
+    /// The SQL text that failed, when a statement failed; bound values are never recorded (they hold private text).
+    public var sql: String?
+
+    /// An error with no SQL attached.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+        self.sql = nil
+    }
+
+    /// An error raised while running `sql`.
+    public init(code: Code, message: String, sql: String?) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The user-facing sentence.
+    public var description: String { message }
+
+    /// The sentence plus the failing SQL, for logs and test failures.
+    public var debugDescription: String {
+        sql.map { "\(message) [sql: \($0)]" } ?? message
+    }
+}
+
+extension StoreError {
+    /// The index file does not exist and the caller did not ask to create it.
+    static func missingIndex(path: String) -> StoreError {
+        StoreError(code: .missingIndex, message: "no index at \(path) — run: trove index FOLDER")
+    }
+
+    /// SQLite could not open the file (permissions, a directory, a missing parent).
+    static func cannotOpen(path: String, reason: String) -> StoreError {
+        StoreError(code: .cannotOpen, message: "cannot open index \(path): \(reason)")
+    }
+
+    /// The file was written by a later schema than this build knows.
+    static func schemaTooNew(path: String, found: Int, known: Int) -> StoreError {
+        StoreError(
+            code: .schemaTooNew,
+            message:
+                "index \(path) was written by a newer trove (schema \(found), this one knows \(known)) — upgrade trove")
+    }
+
+    /// The file's structure is unusable; only a rebuild helps.
+    static func damaged(path: String, reason: String, code: Int32, sql: String? = nil) -> StoreError {
+        StoreError(
+            code: .sqlite(code),
+            message: "index \(path) is damaged: \(reason) — rebuild it with trove index --reembed", sql: sql)
+    }
+
+    /// A vector BLOB whose length does not match the manifest's dimension.
+    static func vectorLength(chunkID: Int64, bytes: Int, dimension: Int) -> StoreError {
+        StoreError(
+            code: .corruptVector,
+            message: "chunk \(chunkID) has a vector of \(bytes) bytes: expected \(dimension * 4) (\(dimension) floats)")
+    }
+
+    /// A vector holding NaN or ±infinity.
+    static func vectorNotFinite(chunkID: Int64) -> StoreError {
+        StoreError(code: .corruptVector, message: "chunk \(chunkID) has a non-finite value in its vector")
+    }
+
+    /// Maps a SQLite result code (extended) to the sentence a user can act on.
+    static func sqlite(code: Int32, message: String, path: String, sql: String?) -> StoreError {
+        // The primary code is the low byte of the extended one.
+        switch code & 0xff {
+        case SQLITE_FULL:
+            // SQLite rolls the statement (and, on COMMIT, the transaction) back, so earlier batches stay intact.
+            return StoreError(
+                code: .sqlite(code),
+                message: "the disk is full while writing \(path) — free some space and rerun; nothing was lost",
+                sql: sql)
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return damaged(path: path, reason: message, code: code, sql: sql)
+        case SQLITE_CANTOPEN:
+            return StoreError(code: .cannotOpen, message: "cannot open index \(path): \(message)", sql: sql)
+        case SQLITE_BUSY:
+            return StoreError(
+                code: .sqlite(code),
+                message: "index \(path) is busy: another trove is writing it (\(message)) — wait for it and retry",
+                sql: sql)
+        case SQLITE_READONLY:
+            return StoreError(
+                code: .sqlite(code), message: "cannot write index \(path): \(message) — check its permissions",
+                sql: sql)
+        default:
+            return StoreError(
+                code: .sqlite(code), message: "sqlite failed on index \(path): \(message) (code \(code))", sql: sql)
+        }
+    }
+}

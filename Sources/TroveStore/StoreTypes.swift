@@ -1,0 +1,206 @@
+/// The index's fingerprint: what produced its vectors.
+public struct IndexManifest: Sendable, Equatable {
+    /// `ollama` today; `builtin` later.
+    public var embedder: String
+    /// The embedding model's name, e.g. `nomic-embed-text`.
+    public var model: String
+    /// Ollama's digest of the model, when known.
+    public var modelDigest: String?
+    /// Floats per vector.
+    public var dimension: Int
+    /// Bumped whenever the chunker's output changes for the same input.
+    public var chunkerVersion: Int
+    /// A stable string of the chunker's parameters, e.g. `maxTokens=400,overlap=0.12`.
+    public var chunkerParameters: String
+    /// Text prepended to queries before embedding.
+    public var queryPrefix: String
+    /// Text prepended to chunks before embedding.
+    public var documentPrefix: String
+
+    /// A manifest from its parts.
+    public init(
+        embedder: String, model: String, modelDigest: String?, dimension: Int, chunkerVersion: Int,
+        chunkerParameters: String, queryPrefix: String, documentPrefix: String
+    ) {
+        self.embedder = embedder
+        self.model = model
+        self.modelDigest = modelDigest
+        self.dimension = dimension
+        self.chunkerVersion = chunkerVersion
+        self.chunkerParameters = chunkerParameters
+        self.queryPrefix = queryPrefix
+        self.documentPrefix = documentPrefix
+    }
+}
+
+/// A folder that was indexed, with how many documents it holds.
+public struct IndexRoot: Sendable, Equatable {
+    /// Row id, stable for the life of the index.
+    public var id: Int64
+    /// Absolute path of the folder.
+    public var path: String
+    /// Documents stored under it.
+    public var documentCount: Int
+
+    /// A root from its parts.
+    public init(id: Int64, path: String, documentCount: Int) {
+        self.id = id
+        self.path = path
+        self.documentCount = documentCount
+    }
+}
+
+/// What the index remembers of a file, to decide whether it changed.
+public struct StoredDocument: Sendable, Equatable {
+    /// Row id; changes when the document is replaced.
+    public var id: Int64
+    /// Bytes on disk when indexed.
+    public var size: Int64
+    /// Modification time in nanoseconds since 1970 when indexed.
+    public var modifiedNanoseconds: Int64
+    /// Hash of the file's content when indexed.
+    public var contentHash: String
+
+    /// A stored document from its parts.
+    public init(id: Int64, size: Int64, modifiedNanoseconds: Int64, contentHash: String) {
+        self.id = id
+        self.size = size
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.contentHash = contentHash
+    }
+}
+
+/// A file about to be stored.
+public struct NewDocument: Sendable, Equatable {
+    /// The root it belongs to (from `IndexStore.rootID(forPath:)`).
+    public var rootID: Int64
+    /// Path relative to the root.
+    public var path: String
+    /// Bytes on disk.
+    public var size: Int64
+    /// Modification time in nanoseconds since 1970.
+    public var modifiedNanoseconds: Int64
+    /// Hash of the file's content.
+    public var contentHash: String
+
+    /// A new document from its parts.
+    public init(rootID: Int64, path: String, size: Int64, modifiedNanoseconds: Int64, contentHash: String) {
+        self.rootID = rootID
+        self.path = path
+        self.size = size
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.contentHash = contentHash
+    }
+}
+
+/// A chunk of a new document with its embedding.
+public struct NewChunk: Sendable, Equatable {
+    /// Position within the document, from 0.
+    public var ordinal: Int
+    /// First line, 1-based.
+    public var startLine: Int
+    /// Last line, inclusive.
+    public var endLine: Int
+    /// Heading path joined with ` › `.
+    public var heading: String
+    /// The chunk's text.
+    public var text: String
+    /// Hash of `text`, to reuse embeddings of unchanged chunks.
+    public var contentHash: String
+    /// Unit-length vector of the index's dimension.
+    public var vector: [Float]
+
+    /// A new chunk from its parts.
+    public init(
+        ordinal: Int, startLine: Int, endLine: Int, heading: String, text: String, contentHash: String, vector: [Float]
+    ) {
+        self.ordinal = ordinal
+        self.startLine = startLine
+        self.endLine = endLine
+        self.heading = heading
+        self.text = text
+        self.contentHash = contentHash
+        self.vector = vector
+    }
+}
+
+/// Every vector of the index as one matrix, for search.
+public struct StoredVectors: Sendable {
+    /// Floats per row.
+    public var dimension: Int
+    /// Row `i` of `values` belongs to `chunkIDs[i]`; ascending.
+    public var chunkIDs: [Int64]
+    /// Row-major, `chunkIDs.count × dimension`.
+    public var values: [Float]
+
+    /// A matrix from its parts (`values.count == chunkIDs.count * dimension`).
+    public init(dimension: Int, chunkIDs: [Int64], values: [Float]) {
+        self.dimension = dimension
+        self.chunkIDs = chunkIDs
+        self.values = values
+    }
+}
+
+/// A chunk as shown in a search hit.
+public struct StoredChunk: Sendable, Equatable {
+    /// Chunk id.
+    public var id: Int64
+    /// Absolute path of the root folder.
+    public var rootPath: String
+    /// Document path relative to the root.
+    public var path: String
+    /// First line, 1-based.
+    public var startLine: Int
+    /// Last line, inclusive.
+    public var endLine: Int
+    /// Heading path joined with ` › `.
+    public var heading: String
+    /// The chunk's text.
+    public var text: String
+
+    /// A stored chunk from its parts.
+    public init(id: Int64, rootPath: String, path: String, startLine: Int, endLine: Int, heading: String, text: String)
+    {
+        self.id = id
+        self.rootPath = rootPath
+        self.path = path
+        self.startLine = startLine
+        self.endLine = endLine
+        self.heading = heading
+        self.text = text
+    }
+}
+
+/// Counts and size of an index.
+public struct IndexStatistics: Sendable, Equatable {
+    /// Stored documents.
+    public var documents: Int
+    /// Stored chunks.
+    public var chunks: Int
+    /// Stored vectors.
+    public var vectors: Int
+    /// Bytes of the database file plus its WAL.
+    public var bytesOnDisk: Int64
+
+    /// Statistics from their parts.
+    public init(documents: Int, chunks: Int, vectors: Int, bytesOnDisk: Int64) {
+        self.documents = documents
+        self.chunks = chunks
+        self.vectors = vectors
+        self.bytesOnDisk = bytesOnDisk
+    }
+}
+
+/// A keyword (FTS5) match: the chunk and its BM25 relevance, higher is better.
+public struct KeywordHit: Sendable, Equatable {
+    /// Chunk id.
+    public var chunkID: Int64
+    /// Negated FTS5 `bm25()`: positive, higher means more relevant.
+    public var score: Double
+
+    /// A hit from its parts.
+    public init(chunkID: Int64, score: Double) {
+        self.chunkID = chunkID
+        self.score = score
+    }
+}

@@ -1,0 +1,57 @@
+import TroveTestSupport
+
+@testable import TroveStore
+
+/// A manifest for tests, of `dimension` floats.
+func sampleManifest(dimension: Int = 4) -> IndexManifest {
+    IndexManifest(
+        embedder: "ollama", model: "nomic-embed-text", modelDigest: "sha256:abc", dimension: dimension,
+        chunkerVersion: 1, chunkerParameters: "maxTokens=400,overlap=0.12", queryPrefix: "search_query: ",
+        documentPrefix: "search_document: ")
+}
+
+/// A new index under `directory` with a manifest written.
+func makeStore(in directory: TemporaryDirectory, dimension: Int = 4) throws -> IndexStore {
+    let store = try IndexStore(path: directory.path + "/index.sqlite", createIfMissing: true)
+    try store.writeManifest(sampleManifest(dimension: dimension))
+    return store
+}
+
+/// A chunk whose vector is `vector` (default: a one-hot of the ordinal).
+func chunk(_ ordinal: Int, _ text: String, heading: String = "", vector: [Float]? = nil, dimension: Int = 4) -> NewChunk
+{
+    var oneHot = [Float](repeating: 0, count: dimension)
+    oneHot[ordinal % dimension] = 1
+    return NewChunk(
+        ordinal: ordinal, startLine: ordinal * 10 + 1, endLine: ordinal * 10 + 9, heading: heading, text: text,
+        contentHash: "hash-\(ordinal)-\(text.count)", vector: vector ?? oneHot)
+}
+
+/// A document at `path` under `rootID`.
+func document(_ rootID: Int64, _ path: String, hash: String = "h") -> NewDocument {
+    NewDocument(
+        rootID: rootID, path: path, size: 100, modifiedNanoseconds: 1_700_000_000_000_000_000, contentHash: hash)
+}
+
+/// The integer result of raw SQL, for checks the public API does not expose.
+func count(_ store: IndexStore, _ sql: String) throws -> Int {
+    Int(try store.database.scalarInt(sql) ?? -1)
+}
+
+/// A seeded generator so random checks are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// SQLite result codes the tests check, spelled out so the tests need not import CSQLite.
+enum ResultCode {
+    static let full: Int32 = 13
+    static let notADatabase: Int32 = 26
+}
