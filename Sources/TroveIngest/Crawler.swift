@@ -100,7 +100,9 @@ public struct CrawlError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Why opendir/readdir: the walk lists each folder with `readdir` and uses `d_type`, so folders and files are told
 /// apart without a system call per entry; `fstatat` runs only for files that pass the ignore rules and have an
 /// indexable extension (for size and nanosecond mtime). Measured on a generated tree of 50,000 files in 2,500
-/// folders (2-core VM, release build): this crawler CRAWL_NUMBERS
+/// folders (37,500 indexable; 2-core VM shared with other builds, `-O`, three rounds): this crawler 0.13–0.32 s
+/// (0.29–0.45 s with a 10-rule root `.gitignore`), `FileManager.enumerator(at:includingPropertiesForKeys:)` with
+/// size/mtime/type resource values 2.9–3.8 s, `FileManager.enumerator(atPath:)` listing names only 0.45–0.73 s.
 public struct Crawler: Sendable {
     public var options: CrawlOptions
 

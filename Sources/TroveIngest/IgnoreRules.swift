@@ -10,20 +10,23 @@ package struct Glob: Sendable, Equatable {
     }
 
     /// Whether the whole of `path` (segments) matches.
-    package func matches(_ path: [Substring.UTF8View.SubSequence]) -> Bool {
-        Self.match(segments[...], path[...])
+    package func matches(_ path: ArraySlice<[UInt8]>) -> Bool {
+        Self.match(segments[...], path)
     }
 
     /// Whether the whole of `path` matches.
     package func matches(_ path: String) -> Bool {
-        matches(path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true))
+        matches(Self.segments(of: path)[...])
+    }
+
+    /// `path` split on `/`, as bytes.
+    package static func segments(of path: String) -> [[UInt8]] {
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map(Array.init)
     }
 
     private static let doubleStar: [UInt8] = Array("**".utf8)
 
-    private static func match(
-        _ pattern: ArraySlice<[UInt8]>, _ path: ArraySlice<Substring.UTF8View.SubSequence>
-    ) -> Bool {
+    private static func match(_ pattern: ArraySlice<[UInt8]>, _ path: ArraySlice<[UInt8]>) -> Bool {
         guard let first = pattern.first else { return path.isEmpty }
         if first == doubleStar {
             let rest = pattern.dropFirst()
@@ -36,13 +39,12 @@ package struct Glob: Sendable, Equatable {
                 candidate = candidate.dropFirst()
             }
         }
-        guard let segment = path.first, matchSegment(first[...], ArraySlice(segment)) else { return false }
+        guard let segment = path.first, matchSegment(first, segment) else { return false }
         return match(pattern.dropFirst(), path.dropFirst())
     }
 
     /// fnmatch for one segment, iterative with single-star backtracking.
-    static func matchSegment(_ pattern: ArraySlice<UInt8>, _ name: ArraySlice<UInt8>) -> Bool {
-        let p = Array(pattern), n = Array(name)
+    static func matchSegment(_ p: [UInt8], _ n: [UInt8]) -> Bool {
         var pi = 0, ni = 0
         var starP = -1, starN = 0
         while ni < n.count {
@@ -141,7 +143,8 @@ package struct IgnoreRule: Sendable, Equatable {
     /// at any depth.
     package var anchored: Bool
     /// Root-relative folder of the ignore file (`""` for the root).
-    package var base: String
+    package var base: String { didSet { baseSegments = Glob.segments(of: base) } }
+    private var baseSegments: [[UInt8]]
 
     /// Parses one line with gitignore syntax; nil for blank lines and comments.
     package init?(line rawLine: Substring, base: String = "") {
@@ -169,22 +172,22 @@ package struct IgnoreRule: Sendable, Equatable {
         // `**/foo` matches `foo` at any depth: the same as an unanchored `foo`, but keep it as a glob.
         glob = Glob(String(line))
         self.base = base
+        baseSegments = Glob.segments(of: base)
     }
 
-    /// Whether this rule matches `path` (root-relative); nil when `path` is outside `base`.
+    /// Whether this rule matches `path` (root-relative); false when `path` is outside `base`.
     package func matches(_ path: String, isDirectory: Bool) -> Bool {
+        matches(segments: Glob.segments(of: path), isDirectory: isDirectory)
+    }
+
+    /// Whether this rule matches the root-relative path split into segments.
+    package func matches(segments path: [[UInt8]], isDirectory: Bool) -> Bool {
         if directoryOnly && !isDirectory { return false }
-        var relative = Substring(path)
-        if !base.isEmpty {
-            guard path.hasPrefix(base), path.count > base.count,
-                path[path.index(path.startIndex, offsetBy: base.count)] == "/"
-            else { return false }
-            relative = path[path.index(path.startIndex, offsetBy: base.count + 1)...]
-        }
-        let segments = relative.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
-        guard let last = segments.last else { return false }
-        if anchored { return glob.matches(segments) }
-        return glob.matches([last])
+        guard path.count > baseSegments.count else { return false }
+        for (index, segment) in baseSegments.enumerated() where path[index] != segment { return false }
+        let relative = path[baseSegments.count...]
+        if anchored { return glob.matches(relative) }
+        return glob.matches(relative.suffix(1))
     }
 }
 
@@ -211,7 +214,11 @@ package struct IgnoreRules: Sendable, Equatable {
 
     /// The last matching rule decides: true when it excludes, false when it re-includes, nil when none matches.
     package func decision(_ path: String, isDirectory: Bool) -> Bool? {
-        for rule in rules.reversed() where rule.matches(path, isDirectory: isDirectory) { return !rule.negated }
+        if rules.isEmpty { return nil }
+        let segments = Glob.segments(of: path)
+        for rule in rules.reversed() where rule.matches(segments: segments, isDirectory: isDirectory) {
+            return !rule.negated
+        }
         return nil
     }
 
