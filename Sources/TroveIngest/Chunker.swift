@@ -149,7 +149,8 @@ private struct Document {
     func tokens(_ range: ClosedRange<Int>) -> Int { tokens[range].reduce(0, +) }
 
     func trimmed(_ range: ClosedRange<Int>) -> ClosedRange<Int>? {
-        var low = range.lowerBound, high = range.upperBound
+        var low = range.lowerBound
+        var high = range.upperBound
         while low <= high && blank[low] { low += 1 }
         while high >= low && blank[high] { high -= 1 }
         return low <= high ? low...high : nil

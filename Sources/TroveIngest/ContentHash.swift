@@ -62,7 +62,9 @@ package struct SHA256: Sendable {
         var tail = buffer
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         tail.withUnsafeBufferPointer { pointer in
             var offset = 0
             while offset < pointer.count {
@@ -95,7 +97,8 @@ package struct SHA256: Sendable {
         _ state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
     ) -> (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) {
         for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
+            w[i] =
+                UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
                 | UInt32(block[4 * i + 3])
         }
         for i in 16..<64 {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What to walk and what to leave out.
@@ -63,7 +63,8 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
         case .binary:
             return "skipped \(path): binary file"
         case .tooLarge(let size, let limit):
-            return "skipped \(path): \(Self.formatSize(size)) is over the \(Self.formatSize(limit)) limit (--max-file-size)"
+            return
+                "skipped \(path): \(Self.formatSize(size)) is over the \(Self.formatSize(limit)) limit (--max-file-size)"
         case .unreadable(let why):
             return "skipped \(path): cannot read (\(why))"
         }
@@ -131,9 +132,12 @@ public struct Crawler: Sendable {
             throw CrawlError(message: "not a folder: \(absolute) — pass the folder that holds it")
         }
         let walk = Walk(
-            root: absolute, excludes: IgnoreRules(globs: options.excludes), includes: IgnoreRules(globs: options.includes),
+            root: absolute, excludes: IgnoreRules(globs: options.excludes),
+            includes: IgnoreRules(globs: options.includes),
             maxFileSize: options.maxFileSize)
-        try walk.visit(relative: "", rules: IgnoreRules(), includedByFolder: options.includes.isEmpty, onFile: onFile, onSkip: onSkip)
+        try walk.visit(
+            relative: "", rules: IgnoreRules(), includedByFolder: options.includes.isEmpty, onFile: onFile,
+            onSkip: onSkip)
     }
 
     /// `path` made absolute against the current directory, with `.`, `..`, repeated and trailing slashes removed
@@ -204,7 +208,8 @@ private struct Walk {
         do {
             defer { closedir(dir) }  // closes fd too
             var entries: [(name: String, type: UInt8)] = []
-            var hasGitignore = false, hasTroveignore = false
+            var hasGitignore = false
+            var hasTroveignore = false
             while let entry = readdir(dir) {
                 let type = entry.pointee.d_type
                 let (first, name) = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> (UInt8, String?) in
@@ -229,7 +234,11 @@ private struct Walk {
                 let child = relative.isEmpty ? name : relative + "/" + name
                 if name.hasPrefix("\u{FFFD}") {
                     if DocumentKind(path: name) != nil {
-                        outcomes.append((Array(child.utf8), .skip(SkippedFile(path: child, reason: .unreadable("file name is not valid UTF-8")))))
+                        outcomes.append(
+                            (
+                                Array(child.utf8),
+                                .skip(SkippedFile(path: child, reason: .unreadable("file name is not valid UTF-8")))
+                            ))
                     }
                     continue
                 }
@@ -247,7 +256,8 @@ private struct Walk {
                         continue
                     }
                     let included = includedByFolder || includes.decision(child, isDirectory: true) == true
-                    outcomes.append((Array(child.utf8) + [UInt8(ascii: "/")], .folder(relative: child, included: included)))
+                    outcomes.append(
+                        (Array(child.utf8) + [UInt8(ascii: "/")], .folder(relative: child, included: included)))
                     continue
                 }
                 // Files, links and specials: ignore rules see them as files (git does not follow links).
@@ -259,7 +269,8 @@ private struct Walk {
                 let key = Array(child.utf8)
                 if type == UInt8(DT_LNK) {
                     guard fstatat(fd, name, &info, 0) == 0 else {
-                        outcomes.append((key, .skip(SkippedFile(path: child, reason: .unreadable("broken symbolic link")))))
+                        outcomes.append(
+                            (key, .skip(SkippedFile(path: child, reason: .unreadable("broken symbolic link")))))
                         continue
                     }
                     haveInfo = true
@@ -269,7 +280,8 @@ private struct Walk {
                 }
                 if !haveInfo {
                     guard fstatat(fd, name, &info, 0) == 0 else {
-                        outcomes.append((key, .skip(SkippedFile(path: child, reason: .unreadable(POSIXFile.errorText(errno))))))
+                        outcomes.append(
+                            (key, .skip(SkippedFile(path: child, reason: .unreadable(POSIXFile.errorText(errno))))))
                         continue
                     }
                     type = Self.direntType(info.st_mode)
@@ -280,15 +292,18 @@ private struct Walk {
                 }
                 let size = Int64(info.st_size)
                 if size > maxFileSize {
-                    outcomes.append((key, .skip(SkippedFile(path: child, reason: .tooLarge(size: size, limit: maxFileSize)))))
+                    outcomes.append(
+                        (key, .skip(SkippedFile(path: child, reason: .tooLarge(size: size, limit: maxFileSize)))))
                     continue
                 }
                 if faccessat(fd, name, R_OK, 0) != 0 {
-                    outcomes.append((key, .skip(SkippedFile(path: child, reason: .unreadable(POSIXFile.errorText(errno))))))
+                    outcomes.append(
+                        (key, .skip(SkippedFile(path: child, reason: .unreadable(POSIXFile.errorText(errno))))))
                     continue
                 }
                 let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-                outcomes.append((key, .file(CrawledFile(root: root, relativePath: child, size: size, modifiedNanoseconds: mtime))))
+                outcomes.append(
+                    (key, .file(CrawledFile(root: root, relativePath: child, size: size, modifiedNanoseconds: mtime))))
             }
         }
         // The folder is closed before recursing; sorting by path bytes (folders as `name/`) gives sorted full paths.

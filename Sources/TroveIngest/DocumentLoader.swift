@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A file's decoded text.
@@ -76,7 +76,9 @@ public enum DocumentLoader {
             throw SkippedFile(path: displayPath, reason: .unreadable("not a regular file"))
         }
         let size = Int64(info.st_size)
-        if size > maxFileSize { throw SkippedFile(path: displayPath, reason: .tooLarge(size: size, limit: maxFileSize)) }
+        if size > maxFileSize {
+            throw SkippedFile(path: displayPath, reason: .tooLarge(size: size, limit: maxFileSize))
+        }
         var bytes = [UInt8](repeating: 0, count: Int(size) + 1)
         var count = 0
         while true {

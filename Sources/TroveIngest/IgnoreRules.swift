@@ -45,8 +45,10 @@ package struct Glob: Sendable, Equatable {
 
     /// fnmatch for one segment, iterative with single-star backtracking.
     static func matchSegment(_ p: [UInt8], _ n: [UInt8]) -> Bool {
-        var pi = 0, ni = 0
-        var starP = -1, starN = 0
+        var pi = 0
+        var ni = 0
+        var starP = -1
+        var starN = 0
         while ni < n.count {
             if pi < p.count {
                 switch p[pi] {

@@ -11,17 +11,22 @@ func checkInvariants(
     var covered = Set<Int>()
     for (index, chunk) in chunks.enumerated() {
         #expect(chunk.ordinal == index, sourceLocation: sourceLocation)
-        #expect(chunk.startLine >= 1 && chunk.startLine <= chunk.endLine && chunk.endLine <= lines.count,
+        #expect(
+            chunk.startLine >= 1 && chunk.startLine <= chunk.endLine && chunk.endLine <= lines.count,
             "chunk \(index) lines \(chunk.startLine)...\(chunk.endLine)", sourceLocation: sourceLocation)
         guard chunk.startLine >= 1, chunk.startLine <= chunk.endLine, chunk.endLine <= lines.count else { continue }
         let span = lines[(chunk.startLine - 1)...(chunk.endLine - 1)]
-        #expect(chunk.text == span.joined(separator: "\n"), "chunk \(index) text is its lines", sourceLocation: sourceLocation)
+        #expect(
+            chunk.text == span.joined(separator: "\n"), "chunk \(index) text is its lines",
+            sourceLocation: sourceLocation)
         let isBlank = chunk.text.allSatisfy { $0.isWhitespace }
         #expect(!isBlank, "chunk \(index) is not blank", sourceLocation: sourceLocation)
         let trimmed = !span.first!.allSatisfy { $0.isWhitespace } && !span.last!.allSatisfy { $0.isWhitespace }
-        #expect(trimmed,
+        #expect(
+            trimmed,
             "chunk \(index) is trimmed of blank lines", sourceLocation: sourceLocation)
-        #expect(TokenEstimate.count(chunk.text) <= maxTokens || chunk.startLine == chunk.endLine,
+        #expect(
+            TokenEstimate.count(chunk.text) <= maxTokens || chunk.startLine == chunk.endLine,
             "chunk \(index) within budget: \(TokenEstimate.count(chunk.text)) tokens", sourceLocation: sourceLocation)
         covered.formUnion((chunk.startLine - 1)...(chunk.endLine - 1))
     }
@@ -153,7 +158,12 @@ struct ChunkerTests {
     func plainPacking() {
         let text = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n"
         let chunks = Chunker().chunks(of: text, kind: .code(language: "python"))
-        #expect(chunks == [Chunk(ordinal: 0, startLine: 1, endLine: 6, headingPath: [], text: "def a():\n    return 1\n\n\ndef b():\n    return 2")])
+        #expect(
+            chunks == [
+                Chunk(
+                    ordinal: 0, startLine: 1, endLine: 6, headingPath: [],
+                    text: "def a():\n    return 1\n\n\ndef b():\n    return 2")
+            ])
         let small = Chunker(configuration: ChunkerConfiguration(maxTokens: 12, overlap: 0)).chunks(
             of: text, kind: .code(language: "python"))
         #expect(small.map { [$0.startLine, $0.endLine] } == [[1, 2], [5, 6]])
@@ -193,7 +203,8 @@ struct ChunkerTests {
         #expect(TokenEstimate.count(text) == expected)
     }
 
-    @Test("generated documents: every non-blank line covered, fences whole, budgets kept, output deterministic",
+    @Test(
+        "generated documents: every non-blank line covered, fences whole, budgets kept, output deterministic",
         arguments: 0..<60)
     func property(seed: Int) {
         var random = SplitMix64(seed: UInt64(seed))
@@ -224,10 +235,14 @@ struct ChunkerTests {
                 lines.append("")
                 lines.append("   ")
             case 3:
-                lines.append((0..<Int.random(in: 50...120, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " "))
+                lines.append(
+                    (0..<Int.random(in: 50...120, using: &random)).map { _ in words.randomElement(using: &random)! }
+                        .joined(separator: " "))
             default:
                 for _ in 0..<Int.random(in: 1...8, using: &random) {
-                    lines.append((0..<Int.random(in: 1...12, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " "))
+                    lines.append(
+                        (0..<Int.random(in: 1...12, using: &random)).map { _ in words.randomElement(using: &random)! }
+                            .joined(separator: " "))
                 }
                 lines.append("")
             }
@@ -247,7 +262,9 @@ struct ChunkerTests {
             let fenceText = lines[fence].joined(separator: "\n")
             guard TokenEstimate.count(fenceText) <= maxTokens else { continue }
             let touching = chunks.filter { $0.startLine - 1 <= fence.upperBound && $0.endLine - 1 >= fence.lowerBound }
-            let whole = touching.allSatisfy { $0.startLine - 1 <= fence.lowerBound && $0.endLine - 1 >= fence.upperBound }
+            let whole = touching.allSatisfy {
+                $0.startLine - 1 <= fence.lowerBound && $0.endLine - 1 >= fence.upperBound
+            }
             #expect(whole, "fence \(fence) split: \(touching.map { ($0.startLine, $0.endLine) })")
         }
     }

@@ -107,7 +107,9 @@ struct CrawlerTests {
             GlobCase(includes: ["*.md"], expected: ["docs/a.md", "docs/sub/b.md", "notes/c.md", "x.md"]),
             GlobCase(includes: ["docs/**"], expected: ["docs/a.md", "docs/sub/b.md"]),
             GlobCase(includes: ["docs"], expected: ["docs/a.md", "docs/sub/b.md"]),
-            GlobCase(includes: ["*.md", "*.txt"], excludes: ["docs/sub"], expected: ["docs/a.md", "notes/c.md", "notes/c.txt", "x.md"]),
+            GlobCase(
+                includes: ["*.md", "*.txt"], excludes: ["docs/sub"],
+                expected: ["docs/a.md", "notes/c.md", "notes/c.txt", "x.md"]),
             GlobCase(excludes: ["notes"], expected: ["docs/a.md", "docs/sub/b.md", "x.md"]),
             GlobCase(excludes: ["*.txt", "/x.md"], expected: ["docs/a.md", "docs/sub/b.md", "notes/c.md"]),
             GlobCase(excludes: ["**/sub/**"], expected: ["docs/a.md", "notes/c.md", "notes/c.txt", "x.md"]),

@@ -13,7 +13,10 @@ struct DocumentLoaderTests {
                 "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
                 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
             ),
-            (String(repeating: "a", count: 1_000_000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+            (
+                String(repeating: "a", count: 1_000_000),
+                "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+            ),
         ])
     func sha256Vectors(input: String, expected: String) {
         #expect(ContentHash.sha256Hex(Array(input.utf8)) == expected)
