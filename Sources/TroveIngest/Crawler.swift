@@ -1,8 +1,15 @@
-/// What to walk and what to leave out. CONTRACT STUB: the ingest helper completes the module.
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What to walk and what to leave out.
 public struct CrawlOptions: Sendable, Equatable {
-    /// Globs a file's root-relative path must match (any of them) to be indexed; empty means all.
+    /// Globs a file's root-relative path must match (any of them) to be indexed; empty means all. Gitignore syntax:
+    /// `*.md` matches at any depth, `docs/**` (or `docs`) everything under docs, `!drafts/**` takes some back.
     public var includes: [String]
-    /// Globs that exclude a root-relative path (file or folder).
+    /// Globs that exclude a root-relative path (file or folder; a folder is not entered), with gitignore syntax.
     public var excludes: [String]
     /// Files larger than this are skipped with a warning.
     public var maxFileSize: Int64
@@ -50,7 +57,27 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { fatalError("unimplemented") }
+    /// The warning line, e.g. `skipped notes/a.bin: binary file`.
+    public var description: String {
+        switch reason {
+        case .binary:
+            return "skipped \(path): binary file"
+        case .tooLarge(let size, let limit):
+            return
+                "skipped \(path): \(Self.formatSize(size)) is over the \(Self.formatSize(limit)) limit (--max-file-size)"
+        case .unreadable(let why):
+            return "skipped \(path): cannot read (\(why))"
+        }
+    }
+
+    /// `512 bytes`, `3.5 KB`, `12.0 MB`, `1.2 GB` (binary units, one decimal).
+    public static func formatSize(_ bytes: Int64) -> String {
+        if bytes < 1024 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        let units: [(Int64, String)] = [(1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")]
+        let (scale, unit) = units.first { bytes >= $0.0 } ?? (1 << 10, "KB")
+        let tenths = (bytes * 10 + scale / 2) / scale
+        return "\(tenths / 10).\(tenths % 10) \(unit)"
+    }
 }
 
 /// Failure of the walk itself (root missing, not a folder).
@@ -61,17 +88,258 @@ public struct CrawlError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Walks a folder tree honouring ignore rules.
+///
+/// What is walked: every folder below the root except hidden ones (name starting with `.`, so `.git` too),
+/// `node_modules` and `.build`, and folders excluded by `.gitignore`/`.troveignore` files (each applies to its own
+/// folder and below; `.troveignore` is read after `.gitignore` in the same folder, so it wins) or by
+/// `CrawlOptions.excludes`. Ignore files above the root are not read. Hidden files are never indexed.
+///
+/// Symbolic links: a link to a folder is not followed (no cycles, no walking out of the tree); a link to a file is
+/// indexed under the link's own path, with the target's size and mtime; a dangling link whose name looks indexable
+/// is reported as unreadable. FIFOs, sockets and devices with indexable names are reported, never opened.
+///
+/// Why opendir/readdir: the walk lists each folder with `readdir` and uses `d_type`, so folders and files are told
+/// apart without a system call per entry; `fstatat` runs only for files that pass the ignore rules and have an
+/// indexable extension (for size and nanosecond mtime). Measured on a generated tree of 50,000 files in 2,500
+/// folders (37,500 indexable; 2-core VM shared with other builds, `-O`, three rounds): this crawler 0.13–0.32 s
+/// (0.29–0.45 s with a 10-rule root `.gitignore`), `FileManager.enumerator(at:includingPropertiesForKeys:)` with
+/// size/mtime/type resource values 2.9–3.8 s, `FileManager.enumerator(atPath:)` listing names only 0.45–0.73 s.
 public struct Crawler: Sendable {
     public var options: CrawlOptions
 
     public init(options: CrawlOptions = CrawlOptions()) { self.options = options }
 
-    /// Calls `onFile` for every indexable file under `root` in sorted path order, and `onSkip` for each file left out
-    /// with a reason a user should see (binary by extension, too large, unreadable). Throws `CrawlError` when `root`
-    /// is missing or not a folder.
+    /// Folder names skipped at any depth besides hidden ones.
+    public static let skippedFolderNames: Set<String> = ["node_modules", ".build", ".git"]
+
+    /// Calls `onFile` for every indexable file under `root` in sorted path order (byte order of the root-relative
+    /// path), and `onSkip` for each file left out with a reason a user should see (too large, unreadable, not a
+    /// regular file). Files whose extension is not text are left out silently. Throws `CrawlError` when `root` is
+    /// missing or not a folder, and rethrows what `onFile` throws.
     public func crawl(
         root: String,
         onFile: (CrawledFile) throws -> Void,
         onSkip: (SkippedFile) -> Void
-    ) throws { fatalError("unimplemented") }
+    ) throws {
+        let absolute = Self.standardizedRoot(root)
+        var info = stat()
+        if stat(absolute, &info) != 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw CrawlError(message: "no such folder: \(absolute)") }
+            throw CrawlError(message: "cannot read folder: \(absolute) (\(POSIXFile.errorText(code)))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CrawlError(message: "not a folder: \(absolute) — pass the folder that holds it")
+        }
+        let walk = Walk(
+            root: absolute, excludes: IgnoreRules(globs: options.excludes),
+            includes: IgnoreRules(globs: options.includes),
+            maxFileSize: options.maxFileSize)
+        try walk.visit(
+            relative: "", rules: IgnoreRules(), includedByFolder: options.includes.isEmpty, onFile: onFile,
+            onSkip: onSkip)
+    }
+
+    /// `path` made absolute against the current directory, with `.`, `..`, repeated and trailing slashes removed
+    /// (lexically: symbolic links are kept).
+    public static func standardizedRoot(_ path: String) -> String {
+        var full = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let cwd =
+                getcwd(&buffer, buffer.count) != nil
+                ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/"
+            full = path.isEmpty ? cwd : cwd + "/" + path
+        }
+        var parts: [Substring] = []
+        for component in full.split(separator: "/") {
+            if component == "." { continue }
+            if component == ".." {
+                if !parts.isEmpty { parts.removeLast() }
+            } else {
+                parts.append(component)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
+
+/// One walk: the fixed inputs; the recursion carries the ignore rules in force.
+private struct Walk {
+    let root: String
+    let excludes: IgnoreRules
+    let includes: IgnoreRules
+    let maxFileSize: Int64
+
+    /// What a folder entry turned into, decided while the folder is open, acted on in sorted order after it closes
+    /// (so open descriptors never pile up with depth).
+    enum Outcome {
+        case file(CrawledFile)
+        case skip(SkippedFile)
+        case folder(relative: String, included: Bool)
+    }
+
+    func absolute(_ relative: String) -> String {
+        if relative.isEmpty { return root }
+        return root == "/" ? "/" + relative : root + "/" + relative
+    }
+
+    func visit(
+        relative: String, rules inherited: IgnoreRules, includedByFolder: Bool,
+        onFile: (CrawledFile) throws -> Void, onSkip: (SkippedFile) -> Void
+    ) throws {
+        let path = absolute(relative)
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let why = POSIXFile.errorText(errno)
+            if relative.isEmpty { throw CrawlError(message: "cannot read folder: \(path) (\(why))") }
+            onSkip(SkippedFile(path: relative + "/", reason: .unreadable(why)))
+            return
+        }
+        guard let dir = fdopendir(fd) else {
+            let why = POSIXFile.errorText(errno)
+            close(fd)
+            if relative.isEmpty { throw CrawlError(message: "cannot read folder: \(path) (\(why))") }
+            onSkip(SkippedFile(path: relative + "/", reason: .unreadable(why)))
+            return
+        }
+        var outcomes: [(key: [UInt8], outcome: Outcome)] = []
+        var rules = inherited
+        do {
+            defer { closedir(dir) }  // closes fd too
+            var entries: [(name: String, type: UInt8)] = []
+            var hasGitignore = false
+            var hasTroveignore = false
+            while let entry = readdir(dir) {
+                let type = entry.pointee.d_type
+                let (first, name) = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> (UInt8, String?) in
+                    let pointer = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                    let first = raw[0]
+                    if first == UInt8(ascii: ".") {
+                        // Hidden: only the two ignore files matter, and only their names are needed.
+                        let name = String(cString: pointer)
+                        if name == ".gitignore" { hasGitignore = true }
+                        if name == ".troveignore" { hasTroveignore = true }
+                        return (first, nil)
+                    }
+                    return (first, String(validatingCString: pointer) ?? "\u{FFFD}" + String(cString: pointer))
+                }
+                guard first != UInt8(ascii: "."), let name else { continue }
+                entries.append((name, type))
+            }
+            if hasGitignore { rules.append(IgnoreRules(text: readSmallFile(fd, ".gitignore"), base: relative)) }
+            if hasTroveignore { rules.append(IgnoreRules(text: readSmallFile(fd, ".troveignore"), base: relative)) }
+
+            for (name, rawType) in entries {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                if name.hasPrefix("\u{FFFD}") {
+                    if DocumentKind(path: name) != nil {
+                        outcomes.append(
+                            (
+                                Array(child.utf8),
+                                .skip(SkippedFile(path: child, reason: .unreadable("file name is not valid UTF-8")))
+                            ))
+                    }
+                    continue
+                }
+                var type = rawType
+                var info = stat()
+                var haveInfo = false
+                if type == UInt8(DT_UNKNOWN) {
+                    guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                    haveInfo = true
+                    type = Self.direntType(info.st_mode)
+                }
+                if type == UInt8(DT_DIR) {
+                    if Crawler.skippedFolderNames.contains(name) { continue }
+                    if rules.isExcluded(child, isDirectory: true) || excludes.isExcluded(child, isDirectory: true) {
+                        continue
+                    }
+                    let included = includedByFolder || includes.decision(child, isDirectory: true) == true
+                    outcomes.append(
+                        (Array(child.utf8) + [UInt8(ascii: "/")], .folder(relative: child, included: included)))
+                    continue
+                }
+                // Files, links and specials: ignore rules see them as files (git does not follow links).
+                guard DocumentKind(path: name) != nil else { continue }
+                if rules.isExcluded(child, isDirectory: false) || excludes.isExcluded(child, isDirectory: false) {
+                    continue
+                }
+                if !includedByFolder && includes.decision(child, isDirectory: false) != true { continue }
+                let key = Array(child.utf8)
+                if type == UInt8(DT_LNK) {
+                    guard fstatat(fd, name, &info, 0) == 0 else {
+                        outcomes.append(
+                            (key, .skip(SkippedFile(path: child, reason: .unreadable("broken symbolic link")))))
+                        continue
+                    }
+                    haveInfo = true
+                    let target = info.st_mode & S_IFMT
+                    if target == S_IFDIR { continue }  // links to folders are not followed
+                    type = Self.direntType(info.st_mode)
+                }
+                if !haveInfo {
+                    guard fstatat(fd, name, &info, 0) == 0 else {
+                        outcomes.append(
+                            (key, .skip(SkippedFile(path: child, reason: .unreadable(POSIXFile.errorText(errno))))))
+                        continue
+                    }
+                    type = Self.direntType(info.st_mode)
+                }
+                guard type == UInt8(DT_REG) else {
+                    outcomes.append((key, .skip(SkippedFile(path: child, reason: .unreadable("not a regular file")))))
+                    continue
+                }
+                let size = Int64(info.st_size)
+                if size > maxFileSize {
+                    outcomes.append(
+                        (key, .skip(SkippedFile(path: child, reason: .tooLarge(size: size, limit: maxFileSize)))))
+                    continue
+                }
+                if faccessat(fd, name, R_OK, 0) != 0 {
+                    outcomes.append(
+                        (key, .skip(SkippedFile(path: child, reason: .unreadable(POSIXFile.errorText(errno))))))
+                    continue
+                }
+                let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                outcomes.append(
+                    (key, .file(CrawledFile(root: root, relativePath: child, size: size, modifiedNanoseconds: mtime))))
+            }
+        }
+        // The folder is closed before recursing; sorting by path bytes (folders as `name/`) gives sorted full paths.
+        outcomes.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        for (_, outcome) in outcomes {
+            switch outcome {
+            case .file(let file): try onFile(file)
+            case .skip(let skipped): onSkip(skipped)
+            case .folder(let child, let included):
+                try visit(relative: child, rules: rules, includedByFolder: included, onFile: onFile, onSkip: onSkip)
+            }
+        }
+    }
+
+    static func direntType(_ mode: mode_t) -> UInt8 {
+        switch mode & S_IFMT {
+        case S_IFDIR: return UInt8(DT_DIR)
+        case S_IFREG: return UInt8(DT_REG)
+        case S_IFLNK: return UInt8(DT_LNK)
+        default: return UInt8(DT_UNKNOWN)
+        }
+    }
+
+    /// Reads an ignore file next to the open folder; unreadable or huge ones count as empty.
+    func readSmallFile(_ dirFD: Int32, _ name: String) -> String {
+        let fd = openat(dirFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while bytes.count < 1 << 20 {
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 { break }
+            bytes += buffer[0..<got]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import TroveIngest
+import TroveTestSupport
+
+struct DocumentLoaderTests {
+    @Test(
+        "SHA-256 matches known vectors",
+        arguments: [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+            (
+                String(repeating: "a", count: 1_000_000),
+                "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+            ),
+        ])
+    func sha256Vectors(input: String, expected: String) {
+        #expect(ContentHash.sha256Hex(Array(input.utf8)) == expected)
+        #expect(ContentHash.sha256Hex(input.utf8) == expected, "non-contiguous sequences hash the same")
+    }
+
+    @Test("SHA-256 of 1 MiB of patterned bytes matches sha256sum, at every block-boundary length")
+    func sha256Large() {
+        let bytes = (0..<(1 << 20)).map { UInt8($0 % 251) }
+        // Computed with `sha256sum` (coreutils).
+        #expect(ContentHash.sha256Hex(bytes) == "631b84027d6b9e52b539c4e8373622d23032dfadc64d60af87339c9037e4f769")
+        #expect(ContentHash.sha256Hex(bytes[0..<55]) == ContentHash.sha256Hex(Array(bytes[0..<55])))
+        #expect(
+            ContentHash.sha256Hex([UInt8](repeating: 0, count: 64))
+                == "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b")
+    }
+
+    @Test("a file with a NUL byte in its first 8 KiB is skipped as binary")
+    func binary() throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("notes/a.md", data: Data([0x23, 0x20, 0x00, 0x41]))
+        let file = CrawledFile(root: dir.path, relativePath: "notes/a.md", size: 4, modifiedNanoseconds: 0)
+        #expect(throws: SkippedFile(path: "notes/a.md", reason: .binary)) {
+            try DocumentLoader.load(file, maxFileSize: 1 << 20)
+        }
+        #expect(throws: SkippedFile(path: dir.path + "/notes/a.md", reason: .binary)) {
+            try DocumentLoader.load(path: dir.path + "/notes/a.md", maxFileSize: 1 << 20)
+        }
+        // A NUL after the sniffed prefix is text (with a control character in it).
+        var late = [UInt8](repeating: UInt8(ascii: "a"), count: 9000)
+        late[8500] = 0
+        try dir.write("late.md", data: Data(late))
+        #expect(try DocumentLoader.load(path: dir.path + "/late.md", maxFileSize: 1 << 20).text.count == 9000)
+    }
+
+    @Test("invalid UTF-8 is replaced with U+FFFD and flagged for a warning")
+    func invalidUTF8() throws {
+        let dir = try TemporaryDirectory()
+        let bytes: [UInt8] = [0x61, 0xFF, 0x62, 0xC3]
+        let path = try dir.write("x.md", data: Data(bytes))
+        let document = try DocumentLoader.load(path: path, maxFileSize: 100)
+        #expect(document.text == "a\u{FFFD}b\u{FFFD}")
+        #expect(document.replacedInvalidUTF8)
+        #expect(document.contentHash == ContentHash.sha256Hex(bytes))
+        #expect(document.decodingWarning(displayPath: "notes/x.md") == "notes/x.md: invalid UTF-8 replaced with U+FFFD")
+        let clean = try DocumentLoader.load(path: try dir.write("y.md", "héllo"), maxFileSize: 100)
+        #expect(!clean.replacedInvalidUTF8)
+        #expect(clean.decodingWarning(displayPath: "y.md") == nil)
+    }
+
+    @Test("a UTF-8 BOM is dropped from the text but kept in the hash")
+    func byteOrderMark() throws {
+        let dir = try TemporaryDirectory()
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("# Title\n".utf8)
+        let path = try dir.write("bom.md", data: Data(bytes))
+        let document = try DocumentLoader.load(path: path, maxFileSize: 100)
+        #expect(document.text == "# Title\n")
+        #expect(!document.replacedInvalidUTF8)
+        #expect(document.contentHash == ContentHash.sha256Hex(bytes))
+    }
+
+    @Test("the loader re-checks the size limit and reports missing files and FIFOs as unreadable")
+    func loaderSkips() throws {
+        let dir = try TemporaryDirectory()
+        let big = try dir.write("big.md", String(repeating: "x", count: 300))
+        #expect(throws: SkippedFile(path: big, reason: .tooLarge(size: 300, limit: 100))) {
+            try DocumentLoader.load(path: big, maxFileSize: 100)
+        }
+        let missing = CrawledFile(root: dir.path, relativePath: "x.md", size: 0, modifiedNanoseconds: 0)
+        let error = #expect(throws: SkippedFile.self) { try DocumentLoader.load(missing, maxFileSize: 100) }
+        #expect(error?.description == "skipped x.md: cannot read (no such file or directory)")
+        #expect(mkfifo(dir.path + "/pipe.md", 0o644) == 0)
+        let pipe = CrawledFile(root: dir.path, relativePath: "pipe.md", size: 0, modifiedNanoseconds: 0)
+        #expect(throws: SkippedFile(path: "pipe.md", reason: .unreadable("not a regular file"))) {
+            try DocumentLoader.load(pipe, maxFileSize: 100)
+        }
+    }
+
+    @Test("a CRLF file keeps the line numbers an editor shows")
+    func crlfLineNumbers() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("w.md", "# One\r\nfirst\r\n\r\n# Two\r\nsecond\r\nmore\r\n")
+        let document = try DocumentLoader.load(path: path, maxFileSize: 1000)
+        let chunks = Chunker().chunks(of: document.text, kind: .markdown)
+        #expect(chunks.map { [$0.startLine, $0.endLine] } == [[1, 2], [4, 6]])
+        #expect(chunks.map(\.text) == ["# One\nfirst", "# Two\nsecond\nmore"])
+    }
+
+    struct KindCase: Sendable {
+        var path: String
+        var kind: DocumentKind?
+    }
+
+    @Test(
+        "document kinds come from the extension, case-insensitively",
+        arguments: [
+            ("notes/a.md", DocumentKind.markdown), ("A.MARKDOWN", .markdown), ("x.mdx", .markdown),
+            ("a.txt", .plainText), ("README", .plainText), ("license", .plainText), ("CHANGELOG", .plainText),
+            ("doc.rst", .restructuredText), ("todo.org", .org), ("main.swift", .code(language: "swift")),
+            ("x.PY", .code(language: "python")), ("a.tsx", .code(language: "typescript")),
+            ("conf.yml", .code(language: "yaml")), ("Makefile", .code(language: "make")),
+            ("lib.rs", .code(language: "rust")), ("k.h", .code(language: "c")),
+        ] as [(String, DocumentKind)])
+    func kinds(path: String, kind: DocumentKind) {
+        #expect(DocumentKind(path: path) == kind)
+    }
+
+    @Test(
+        "images, data, archives and unknown names are not indexed",
+        arguments: ["a.png", "b.jpg", "c.pdf", "d.json", "e.zip", "f.csv", "Random", "g.", "h.bin", "x.log"])
+    func notIndexed(path: String) {
+        #expect(DocumentKind(path: path) == nil)
+    }
+}
