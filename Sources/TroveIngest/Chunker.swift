@@ -460,8 +460,3 @@ public enum TokenEstimate {
         return total
     }
 }
-
-extension ChunkerConfiguration {
-    /// A stable description of the parameters, e.g. `maxTokens=400,overlap=0.12`: part of the fingerprint.
-    public var fingerprint: String { fatalError("unimplemented") }
-}

@@ -117,15 +117,15 @@ private struct Run {
             }
             let loaded: LoadedDocument
             do {
-                loaded = try DocumentLoader.load(path: file.absolutePath, maxFileSize: crawl.maxFileSize)
+                loaded = try DocumentLoader.load(file, maxFileSize: crawl.maxFileSize)
             } catch let skip as SkippedFile {
                 summary.skippedFiles += 1
                 report(.skipped(skip.description))
                 continue
             }
             present.insert(file.relativePath)
-            if loaded.replacedInvalidUTF8 {
-                report(.warning("\(file.absolutePath): invalid UTF-8 replaced with U+FFFD"))
+            if let warning = loaded.decodingWarning(displayPath: file.relativePath) {
+                report(.warning(warning))
             }
             let document = NewDocument(
                 rootID: rootID, path: file.relativePath, size: file.size,
