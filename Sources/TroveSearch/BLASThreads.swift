@@ -9,6 +9,9 @@ public enum BLASThreads {
     /// Threads OpenBLAS uses for one call.
     public static var current: Int { Int(openblas_get_num_threads()) }
 
+    /// OpenBLAS's build description (version, core, threading), for benchmark and `doctor` output.
+    public static var configuration: String { String(cString: openblas_get_config()) }
+
     /// Sets the thread count for the whole process (at least 1).
     public static func set(_ count: Int) {
         // Apply the default first so a later first searcher cannot overwrite an explicit choice.
