@@ -9,9 +9,9 @@ public struct VectorSearcher: Sendable {
     /// instead of writing and re-reading an N-float array (and paging a fresh one in per query at large N).
     package static let defaultBlockRows = 16_384
 
-    /// A searcher over `matrix`; applies `BLASThreads.recommended` on first use.
+    /// A searcher over `matrix`; applies `BLASRuntime.recommendedThreadCount` on first use.
     public init(matrix: VectorMatrix) {
-        BLASThreads.applyDefaultOnce()
+        BLASRuntime.applyDefaultOnce()
         self.matrix = matrix
     }
 

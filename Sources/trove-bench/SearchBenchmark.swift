@@ -10,7 +10,7 @@ enum SearchBenchmark {
         var queries = 200
         var batch = 100
         var k = 10
-        var threads = [BLASThreads.recommended]
+        var threads = [BLASRuntime.recommendedThreadCount]
         var seed: UInt64 = 0x7E0F_5EED
     }
 
@@ -67,6 +67,11 @@ enum SearchBenchmark {
 
     static func run(_ options: Options) {
         fputs("load average before: \(loadAverage())\n", stderr)
+        if BLASRuntime.isFallbackKernel {
+            fputs(
+                "warning: OpenBLAS fell back to its Prescott (SSE3) kernel on an AVX2 CPU; "
+                    + "rerun with OPENBLAS_CORETYPE=SkylakeX (AVX-512) or Haswell (AVX2)\n", stderr)
+        }
         var rows: [Row] = []
         for n in options.sizes {
             for d in options.dims {
@@ -92,7 +97,7 @@ enum SearchBenchmark {
         var sink = 0.0  // keeps results alive so nothing is optimized away
 
         // Warm-up also sizes the run: at most ~6 s of single queries per thread count.
-        BLASThreads.set(options.threads[0])
+        BLASRuntime.setThreadCount(options.threads[0])
         let warm = time { for q in queries.prefix(5) { sink += Double(searcher.search(query: q, k: k)[0].score) } } / 5
         let timed = min(options.queries, max(15, Int(6 / max(warm, 1e-9) / 2)))
         let withNaive = n <= 10_000
@@ -103,7 +108,7 @@ enum SearchBenchmark {
         for i in 0..<timed {
             let q = queries[i % queries.count]
             for (t, threads) in options.threads.enumerated() {
-                BLASThreads.set(threads)
+                BLASRuntime.setThreadCount(threads)
                 blocked[t].append(time { sink += Double(searcher.search(query: q, k: k)[0].score) })
                 unblocked[t].append(
                     time {
@@ -116,7 +121,7 @@ enum SearchBenchmark {
 
         var result: [Row] = []
         for (t, threads) in options.threads.enumerated() {
-            BLASThreads.set(threads)
+            BLASRuntime.setThreadCount(threads)
             let batch = Array(queries.prefix(options.batch))
             _ = searcher.search(queries: batch, k: k)
             let repeats = max(3, min(10, Int(3 / max(time { _ = searcher.search(queries: batch, k: k) }, 1e-9))))
@@ -132,7 +137,7 @@ enum SearchBenchmark {
             row.naiveP50 = withNaive ? percentile(naive, 0.5) : nil
             result.append(row)
         }
-        BLASThreads.set(options.threads[0])
+        BLASRuntime.setThreadCount(options.threads[0])
         if sink.isNaN { fputs("", stderr) }
         return result
     }
@@ -167,7 +172,7 @@ enum SearchBenchmark {
         }
         print("")
         print("seed \(options.seed); \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs online; load average \(load); "
-            + "\(BLASThreads.configuration)")
+            + "\(BLASRuntime.configuration)")
     }
 
     static func time(_ body: () -> Void) -> Double {

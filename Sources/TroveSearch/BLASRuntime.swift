@@ -1,0 +1,57 @@
+@preconcurrency import COpenBLAS
+@preconcurrency import Glibc
+
+/// OpenBLAS's process-wide settings that every searcher shares: thread count and the CPU kernel in use.
+public enum BLASRuntime {
+    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` is set; chosen by `trove-bench search`.
+    public static let recommendedThreadCount = 1
+
+    /// Threads OpenBLAS uses for one call.
+    public static var threadCount: Int { Int(openblas_get_num_threads()) }
+
+    /// Sets the thread count for the whole process (at least 1).
+    public static func setThreadCount(_ count: Int) {
+        // Apply the default first so a later first searcher cannot overwrite an explicit choice.
+        applyDefaultOnce()
+        openblas_set_num_threads(Int32(Swift.max(1, count)))
+    }
+
+    /// The CPU kernel OpenBLAS picked at load time, e.g. `SkylakeX`, `Haswell`, or the slow fallback `Prescott`.
+    public static var kernel: String { String(cString: openblas_get_corename()) }
+
+    /// Whether OpenBLAS fell back to its SSE3 kernel although the CPU has AVX2: set `OPENBLAS_CORETYPE` to fix.
+    public static var isFallbackKernel: Bool {
+        // OpenBLAS 0.3.21 does not know newer Xeons (family 6 model 207) and drops to Prescott, 2-5× slower;
+        // the kernel is chosen when the library loads, so only the environment of the process can change it.
+        kernel == "Prescott" && cpuHasAVX2
+    }
+
+    /// OpenBLAS's build description and the kernel in use, for benchmark and `doctor` output.
+    public static var configuration: String {
+        // The build string names the baseline core of Debian's DYNAMIC_ARCH build, not the one in use.
+        "\(String(cString: openblas_get_config())); kernel \(kernel)"
+    }
+
+    /// Applies `recommendedThreadCount` once per process, unless the user chose through the environment.
+    static func applyDefaultOnce() {
+        _ = defaultApplied
+    }
+
+    // A global `let` runs its initializer exactly once, thread-safely.
+    private static let defaultApplied: Bool = {
+        guard getenv("OPENBLAS_NUM_THREADS") == nil else { return false }
+        openblas_set_num_threads(Int32(recommendedThreadCount))
+        return true
+    }()
+
+    private static var cpuHasAVX2: Bool {
+        guard let file = fopen("/proc/cpuinfo", "r") else { return false }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 8192)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("flags") { return text.split(separator: " ").contains("avx2") }
+        }
+        return false
+    }
+}
