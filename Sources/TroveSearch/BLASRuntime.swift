@@ -3,7 +3,11 @@
 
 /// OpenBLAS's process-wide settings that every searcher shares: thread count and the CPU kernel in use.
 public enum BLASRuntime {
-    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` is set; chosen by `trove-bench search`.
+    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` is set.
+    // Measured with `trove-bench search --sizes 10000,100000,1000000 --dims 384 --threads 1,2` on 2 shared vCPUs:
+    // 2 threads gave no steady p50 gain (10k: 0.62 vs 0.63 ms; 100k: 19.7 vs 21.8 ms; 1M: 174 vs 175 ms,
+    // memory-bound), a worse p95 whenever other processes ran, and lower sgemm batch throughput. One thread
+    // also keeps concurrent searches in their callers' threads instead of queueing on OpenBLAS's pool.
     public static let recommendedThreadCount = 1
 
     /// Threads OpenBLAS uses for one call.

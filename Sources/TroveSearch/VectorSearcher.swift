@@ -34,7 +34,8 @@ public struct VectorSearcher: Sendable {
         }
         if let index = query.firstIndex(where: { !$0.isFinite }) {
             throw SearchError(
-                code: .nonFiniteQuery, message: "query value at index \(index) is \(query[index]), expected a finite number")
+                code: .nonFiniteQuery,
+                message: "query value at index \(index) is \(query[index]), expected a finite number")
         }
     }
 

@@ -38,14 +38,18 @@ enum SearchBenchmark {
                 return 0
             }
             guard let value = rest.popFirst() else { return usageError("option \(flag) needs a value") }
-            switch flag {
-            case "--sizes": guard let v = list(value) else { return usageError("bad --sizes '\(value)'") }; options.sizes = v
-            case "--dims": guard let v = list(value) else { return usageError("bad --dims '\(value)'") }; options.dims = v
-            case "--threads": guard let v = list(value) else { return usageError("bad --threads '\(value)'") }; options.threads = v
-            case "--queries": guard let v = Int(value), v > 0 else { return usageError("bad --queries '\(value)'") }; options.queries = v
-            case "--batch": guard let v = Int(value), v > 0 else { return usageError("bad --batch '\(value)'") }; options.batch = v
-            case "--k": guard let v = Int(value), v > 0 else { return usageError("bad --k '\(value)'") }; options.k = v
-            case "--seed": guard let v = UInt64(value) else { return usageError("bad --seed '\(value)'") }; options.seed = v
+            let number = Int(value).flatMap { $0 > 0 ? $0 : nil }
+            switch (flag, list(value), number) {
+            case ("--sizes", let v?, _): options.sizes = v
+            case ("--dims", let v?, _): options.dims = v
+            case ("--threads", let v?, _): options.threads = v
+            case ("--queries", _, let v?): options.queries = v
+            case ("--batch", _, let v?): options.batch = v
+            case ("--k", _, let v?): options.k = v
+            case ("--seed", _, _) where UInt64(value) != nil: options.seed = UInt64(value)!
+            case ("--sizes", _, _), ("--dims", _, _), ("--threads", _, _), ("--queries", _, _), ("--batch", _, _),
+                ("--k", _, _), ("--seed", _, _):
+                return usageError("bad value '\(value)' for \(flag)")
             default: return usageError("unknown option '\(flag)'")
             }
         }
@@ -159,8 +163,9 @@ enum SearchBenchmark {
     }
 
     static func printTable(_ rows: [Row], options: Options, load: String) {
-        print("| N | d | matrix MB | BLAS threads | queries | top-\(options.k) p50 ms | p95 ms | GB/s at p50 "
-            + "| unblocked p50 ms | batch \(options.batch) q/s (sgemm) | single q/s (1/p50) | naive Swift p50 ms |")
+        print(
+            "| N | d | matrix MB | BLAS threads | queries | top-\(options.k) p50 ms | p95 ms | GB/s at p50 "
+                + "| unblocked p50 ms | batch \(options.batch) q/s (sgemm) | single q/s (1/p50) | naive Swift p50 ms |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows {
             let bytes = Double(r.n * r.d * 4)
@@ -171,12 +176,14 @@ enum SearchBenchmark {
                     + "| \(fmt(r.batchQPS, 0)) | \(fmt(1 / r.p50, 0)) | \(naive) |")
         }
         print("")
-        print("seed \(options.seed); \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs online; load average \(load); "
-            + "\(BLASRuntime.configuration)")
+        print(
+            "seed \(options.seed); \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs online; load average \(load); "
+                + "\(BLASRuntime.configuration)")
     }
 
     static func time(_ body: () -> Void) -> Double {
-        var start = timespec(), end = timespec()
+        var start = timespec()
+        var end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         body()
         clock_gettime(CLOCK_MONOTONIC, &end)

@@ -8,7 +8,8 @@ struct Subcommand {
 }
 
 let subcommands = [
-    Subcommand(name: "search", summary: "vector search latency and throughput on synthetic data", run: SearchBenchmark.main)
+    Subcommand(
+        name: "search", summary: "vector search latency and throughput on synthetic data", run: SearchBenchmark.main)
 ]
 
 /// The usage text listing every subcommand.

@@ -1,9 +1,11 @@
 import Testing
+
 @testable import TroveSearch
 
 @Suite("batch search and row masks")
 struct BatchAndMaskTests {
-    @Test("batch search equals single search per query", arguments: [(0, 50), (1, 200), (3, 17), (50, 1000), (2000, 300)])
+    @Test(
+        "batch search equals single search per query", arguments: [(0, 50), (1, 200), (3, 17), (50, 1000), (2000, 300)])
     func batchEqualsSingle(queryCount: Int, rows: Int) {
         var rng = SplitMix64(seed: UInt64(queryCount * 31 + rows))
         // 2000 queries shrink the sgemm block to 131 rows, so 300 rows span several blocks.
@@ -57,7 +59,10 @@ struct BatchAndMaskTests {
     func maskKeepsWorstRow() {
         let matrix = VectorMatrix(dimension: 2, rowIDs: [10, 20, 30], values: [1, 0, 0.5, 0, -1, 0])
         let searcher = VectorSearcher(matrix: matrix)
-        #expect(searcher.search(query: [1, 0], k: 1, allowed: RowMask([false, false, true])) == [ScoredRow(id: 30, score: -1)])
+        #expect(
+            searcher.search(query: [1, 0], k: 1, allowed: RowMask([false, false, true])) == [
+                ScoredRow(id: 30, score: -1)
+            ])
         #expect(searcher.search(query: [1, 0], k: 5, allowed: RowMask(count: 3)).isEmpty)
         #expect(searcher.search(query: [1, 0], k: 5, allowed: RowMask(count: 3, allowingAll: true)).count == 3)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TroveSearch
 
 @Suite("top-k selection")
