@@ -3,12 +3,15 @@
 
 /// OpenBLAS's process-wide settings that every searcher shares: thread count and the CPU kernel in use.
 public enum BLASRuntime {
-    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` is set.
-    // Measured with `trove-bench search --sizes 10000,100000,1000000 --dims 384 --threads 1,2` on 2 shared vCPUs:
-    // 2 threads gave no steady p50 gain (10k: 0.62 vs 0.63 ms; 100k: 19.7 vs 21.8 ms; 1M: 174 vs 175 ms,
-    // memory-bound), a worse p95 whenever other processes ran, and lower sgemm batch throughput. One thread
-    // also keeps concurrent searches in their callers' threads instead of queueing on OpenBLAS's pool.
-    public static let recommendedThreadCount = 1
+    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` is set: 2, or 1 on one CPU.
+    // Measured with `trove-bench search --sizes 10000,100000,1000000 --dims 384 --threads 1,2` on 2 vCPUs.
+    // Idle machine (load ≈ 2, the benchmark itself): 2 threads cut p50 1.7–2× (10k 0.63 → 0.32 ms, 100k 11.9 →
+    // 6.6 ms, 1M 126 → 75 ms) and raised sgemm batch throughput 1.4–1.6×. Under heavy contention (load ≈ 5,
+    // other builds) p50 was equal, p95 sometimes worse. Interactive search usually has idle cores, so take 2;
+    // more than 2 was not measured (at 1M, 2 threads already reach ~20 GB/s, near memory bandwidth).
+    public static var recommendedThreadCount: Int {
+        Swift.min(2, Swift.max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
 
     /// Threads OpenBLAS uses for one call.
     public static var threadCount: Int { Int(openblas_get_num_threads()) }
