@@ -12,14 +12,15 @@ enum SearchBenchmark {
         var k = 10
         var threads = [BLASRuntime.recommendedThreadCount]
         var seed: UInt64 = 0x7E0F_5EED
+        var blockRows = VectorSearcher.defaultBlockRows
     }
 
     static let help = """
         usage: trove-bench search [--sizes 10000,100000] [--dims 384,768] [--queries 200] [--batch 100]
-                                  [--k 10] [--threads 1,2] [--seed N]
+                                  [--k 10] [--threads 1,2] [--block-rows 16384] [--seed N]
 
         Ranks synthetic unit vectors (fixed seed) and prints a Markdown table to stdout:
-        single-query top-k latency (p50, p95) with 16 Ki-row blocked scoring and unblocked (one sgemv over N),
+        single-query top-k latency (p50, p95) with blocked scoring (--block-rows, default 16 Ki) and unblocked (one sgemv over N),
         effective GB/s of the matrix scan, batch throughput via sgemm, and a naive Swift loop at N <= 10000.
         Variants run interleaved query by query so a noisy machine hits them alike.
 
@@ -46,9 +47,10 @@ enum SearchBenchmark {
             case ("--queries", _, let v?): options.queries = v
             case ("--batch", _, let v?): options.batch = v
             case ("--k", _, let v?): options.k = v
+            case ("--block-rows", _, let v?): options.blockRows = v
             case ("--seed", _, _) where UInt64(value) != nil: options.seed = UInt64(value)!
             case ("--sizes", _, _), ("--dims", _, _), ("--threads", _, _), ("--queries", _, _), ("--batch", _, _),
-                ("--k", _, _), ("--seed", _, _):
+                ("--k", _, _), ("--seed", _, _), ("--block-rows", _, _):
                 return usageError("bad value '\(value)' for \(flag)")
             default: return usageError("unknown option '\(flag)'")
             }
@@ -113,7 +115,13 @@ enum SearchBenchmark {
             let q = queries[i % queries.count]
             for (t, threads) in options.threads.enumerated() {
                 BLASRuntime.setThreadCount(threads)
-                blocked[t].append(time { sink += Double(searcher.search(query: q, k: k)[0].score) })
+                blocked[t].append(
+                    time {
+                        sink += Double(
+                            searcher.rank(
+                                query: q, k: k, minScore: -.infinity, allowed: nil, blockRows: options.blockRows)[0]
+                                .score)
+                    })
                 unblocked[t].append(
                     time {
                         sink += Double(
