@@ -3,7 +3,7 @@
 
 /// OpenBLAS's process-wide settings that every searcher shares: thread count and the CPU kernel in use.
 public enum BLASRuntime {
-    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` is set: 2, or 1 on one CPU.
+    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` (or `GOTO_`/`OMP_NUM_THREADS`) is set: 2, or 1 on one CPU.
     // Measured with `trove-bench search --sizes 10000,100000,1000000 --dims 384 --threads 1,2` on 2 vCPUs.
     // Idle machine (load ≈ 2, the benchmark itself): 2 threads cut p50 1.7–2× (10k 0.63 → 0.32 ms, 100k 11.9 →
     // 6.6 ms, 1M 126 → 75 ms) and raised sgemm batch throughput 1.4–1.6×. Under heavy contention (load ≈ 5,
@@ -46,7 +46,10 @@ public enum BLASRuntime {
 
     // A global `let` runs its initializer exactly once, thread-safely.
     private static let defaultApplied: Bool = {
-        guard getenv("OPENBLAS_NUM_THREADS") == nil else { return false }
+        // OpenBLAS itself honours these three at load time; respect whichever the user set.
+        let names: [String] = ["OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"]
+        let chosen = names.contains { getenv($0) != nil }
+        guard !chosen else { return false }
         openblas_set_num_threads(Int32(recommendedThreadCount))
         return true
     }()
