@@ -1,1 +1,34 @@
-print("trove-bench")
+@preconcurrency import Glibc
+
+/// One `trove-bench <name>` subcommand; add a line to `subcommands` (and a file) for a new one.
+struct Subcommand {
+    let name: String
+    let summary: String
+    let run: ([String]) -> Int32
+}
+
+let subcommands = [
+    Subcommand(
+        name: "search", summary: "vector search latency and throughput on synthetic data", run: SearchBenchmark.main)
+]
+
+/// The usage text listing every subcommand.
+@MainActor func usage() -> String {
+    var text = "usage: trove-bench <subcommand> [options]\n\nsubcommands:\n"
+    for command in subcommands {
+        text += "  \(command.name + String(repeating: " ", count: max(1, 10 - command.name.count)))\(command.summary)\n"
+    }
+    return text + "\nrun `trove-bench <subcommand> --help` for its options.\n"
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let first = arguments.first, first == "--help" || first == "-h" {
+    print(usage(), terminator: "")
+    exit(0)
+}
+guard let name = arguments.first, let command = subcommands.first(where: { $0.name == name }) else {
+    let what = arguments.first.map { "Error: unknown subcommand '\($0)'\n" } ?? "Error: missing subcommand\n"
+    fputs(what + usage(), stderr)
+    exit(64)
+}
+exit(command.run(Array(arguments.dropFirst())))

@@ -1,0 +1,24 @@
+/// Why a query cannot be ranked against a matrix.
+public struct SearchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure, for callers that branch on it.
+    public enum Code: Sendable, Equatable {
+        /// The query's length differs from the matrix dimension.
+        case dimensionMismatch
+        /// The query holds NaN or an infinity.
+        case nonFiniteQuery
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A lowercase message naming what was expected and what was found.
+    public let message: String
+
+    /// An error with its code and message.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

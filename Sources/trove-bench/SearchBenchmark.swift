@@ -1,0 +1,259 @@
+@preconcurrency import Glibc
+import TroveSearch
+
+/// `trove-bench search`: single-query latency, batch throughput and a naive reference on synthetic unit vectors.
+enum SearchBenchmark {
+    /// Parsed command-line options.
+    struct Options {
+        var sizes = [10_000, 100_000]
+        var dims = [384, 768]
+        var queries = 200
+        var batch = 100
+        var k = 10
+        var threads = [BLASRuntime.recommendedThreadCount]
+        var seed: UInt64 = 0x7E0F_5EED
+        var blockRows = VectorSearcher.defaultBlockRows
+    }
+
+    static let help = """
+        usage: trove-bench search [--sizes 10000,100000] [--dims 384,768] [--queries 200] [--batch 100]
+                                  [--k 10] [--threads 1,2] [--block-rows 16384] [--seed N]
+
+        Ranks synthetic unit vectors (fixed seed) and prints a Markdown table to stdout:
+        single-query top-k latency (p50, p95) with blocked scoring (--block-rows, default 16 Ki) and unblocked (one sgemv over N),
+        effective GB/s of the matrix scan, batch throughput via sgemm, and a naive Swift loop at N <= 10000.
+        Variants run interleaved query by query so a noisy machine hits them alike.
+
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        var options = Options()
+        var rest = arguments[...]
+        func list(_ value: String) -> [Int]? {
+            let parts = value.split(separator: ",").map { Int($0) }
+            return parts.isEmpty || parts.contains(where: { ($0 ?? 0) <= 0 }) ? nil : parts.map { $0! }
+        }
+        while let flag = rest.popFirst() {
+            if flag == "--help" || flag == "-h" {
+                print(help, terminator: "")
+                return 0
+            }
+            guard let value = rest.popFirst() else { return usageError("option \(flag) needs a value") }
+            let number = Int(value).flatMap { $0 > 0 ? $0 : nil }
+            switch (flag, list(value), number) {
+            case ("--sizes", let v?, _): options.sizes = v
+            case ("--dims", let v?, _): options.dims = v
+            case ("--threads", let v?, _): options.threads = v
+            case ("--queries", _, let v?): options.queries = v
+            case ("--batch", _, let v?): options.batch = v
+            case ("--k", _, let v?): options.k = v
+            case ("--block-rows", _, let v?): options.blockRows = v
+            case ("--seed", _, _) where UInt64(value) != nil: options.seed = UInt64(value)!
+            case ("--sizes", _, _), ("--dims", _, _), ("--threads", _, _), ("--queries", _, _), ("--batch", _, _),
+                ("--k", _, _), ("--seed", _, _), ("--block-rows", _, _):
+                return usageError("bad value '\(value)' for \(flag)")
+            default: return usageError("unknown option '\(flag)'")
+            }
+        }
+        run(options)
+        return 0
+    }
+
+    static func usageError(_ message: String) -> Int32 {
+        fputs("Error: \(message)\n\(help)", stderr)
+        return 64
+    }
+
+    /// One table row.
+    struct Row {
+        var n = 0, d = 0, threads = 0, timedQueries = 0
+        var p50 = 0.0, p95 = 0.0, unblockedP50 = 0.0, batchQPS = 0.0
+        var naiveP50: Double?
+    }
+
+    static func run(_ options: Options) {
+        fputs("load average before: \(loadAverage())\n", stderr)
+        if BLASRuntime.isFallbackKernel {
+            fputs(
+                "warning: OpenBLAS fell back to its Prescott (SSE3) kernel on an AVX2 CPU; "
+                    + "rerun with OPENBLAS_CORETYPE=SkylakeX (AVX-512) or Haswell (AVX2)\n", stderr)
+        }
+        var rows: [Row] = []
+        for n in options.sizes {
+            for d in options.dims {
+                fputs("generating \(n) × \(d) …\n", stderr)
+                var rng = BenchRandom(seed: options.seed &+ UInt64(n * 1_000 + d))
+                let matrix = VectorMatrix(
+                    dimension: d, rowIDs: (0..<n).map(Int64.init), values: rng.unitRows(n, dimension: d))
+                let searcher = VectorSearcher(matrix: matrix)
+                let queries = (0..<max(options.queries, options.batch)).map { _ in rng.unitRows(1, dimension: d) }
+                rows += measure(searcher, queries: queries, options: options)
+            }
+        }
+        let loadAfter = loadAverage()
+        fputs("load average after: \(loadAfter)\n", stderr)
+        printTable(rows, options: options, load: loadAfter)
+    }
+
+    /// Measures one matrix for every thread count, interleaving variants query by query.
+    static func measure(_ searcher: VectorSearcher, queries: [[Float]], options: Options) -> [Row] {
+        let n = searcher.matrix.count
+        let d = searcher.matrix.dimension
+        let k = options.k
+        var sink = 0.0  // keeps results alive so nothing is optimized away
+
+        // Warm-up also sizes the run: at most ~6 s of single queries per thread count.
+        BLASRuntime.setThreadCount(options.threads[0])
+        let warm = time { for q in queries.prefix(5) { sink += Double(searcher.search(query: q, k: k)[0].score) } } / 5
+        let timed = min(options.queries, max(15, Int(6 / max(warm, 1e-9) / 2)))
+        let withNaive = n <= 10_000
+
+        var blocked = Array(repeating: [Double](), count: options.threads.count)
+        var unblocked = blocked
+        var naive: [Double] = []
+        for i in 0..<timed {
+            let q = queries[i % queries.count]
+            for (t, threads) in options.threads.enumerated() {
+                BLASRuntime.setThreadCount(threads)
+                blocked[t].append(
+                    time {
+                        sink += Double(
+                            searcher.rank(
+                                query: q, k: k, minScore: -.infinity, allowed: nil, blockRows: options.blockRows)[0]
+                                .score)
+                    })
+                unblocked[t].append(
+                    time {
+                        sink += Double(
+                            searcher.rank(query: q, k: k, minScore: -.infinity, allowed: nil, blockRows: .max)[0].score)
+                    })
+            }
+            if withNaive { naive.append(time { sink += Double(naiveSearch(searcher.matrix, q, k: k)[0].score) }) }
+        }
+
+        var result: [Row] = []
+        for (t, threads) in options.threads.enumerated() {
+            BLASRuntime.setThreadCount(threads)
+            let batch = Array(queries.prefix(options.batch))
+            _ = searcher.search(queries: batch, k: k)
+            let repeats = max(3, min(10, Int(3 / max(time { _ = searcher.search(queries: batch, k: k) }, 1e-9))))
+            var batchTimes: [Double] = []
+            for _ in 0..<repeats {
+                batchTimes.append(time { sink += Double(searcher.search(queries: batch, k: k)[0][0].score) })
+            }
+            var row = Row(n: n, d: d, threads: threads, timedQueries: timed)
+            row.p50 = percentile(blocked[t], 0.5)
+            row.p95 = percentile(blocked[t], 0.95)
+            row.unblockedP50 = percentile(unblocked[t], 0.5)
+            row.batchQPS = Double(batch.count) / percentile(batchTimes, 0.5)
+            row.naiveP50 = withNaive ? percentile(naive, 0.5) : nil
+            result.append(row)
+        }
+        BLASRuntime.setThreadCount(options.threads[0])
+        if sink.isNaN { fputs("", stderr) }
+        return result
+    }
+
+    /// The scalar Swift reference: score every row in a plain loop, sort all of them.
+    static func naiveSearch(_ matrix: VectorMatrix, _ query: [Float], k: Int) -> [ScoredRow] {
+        let d = matrix.dimension
+        var all = [ScoredRow]()
+        all.reserveCapacity(matrix.count)
+        matrix.values.withUnsafeBufferPointer { values in
+            for row in 0..<matrix.count {
+                var sum: Float = 0
+                for j in 0..<d { sum += values[row * d + j] * query[j] }
+                all.append(ScoredRow(id: matrix.rowIDs[row], score: sum))
+            }
+        }
+        all.sort { $0.ranks(before: $1) }
+        return Array(all.prefix(k))
+    }
+
+    static func printTable(_ rows: [Row], options: Options, load: String) {
+        print(
+            "| N | d | matrix MB | BLAS threads | queries | top-\(options.k) p50 ms | p95 ms | GB/s at p50 "
+                + "| unblocked p50 ms | batch \(options.batch) q/s (sgemm) | single q/s (1/p50) | naive Swift p50 ms |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows {
+            let bytes = Double(r.n * r.d * 4)
+            let naive = r.naiveP50.map { fmt($0 * 1e3, 2) } ?? "—"
+            print(
+                "| \(r.n) | \(r.d) | \(fmt(bytes / 1e6, 1)) | \(r.threads) | \(r.timedQueries) | \(fmt(r.p50 * 1e3, 3)) "
+                    + "| \(fmt(r.p95 * 1e3, 3)) | \(fmt(bytes / r.p50 / 1e9, 1)) | \(fmt(r.unblockedP50 * 1e3, 3)) "
+                    + "| \(fmt(r.batchQPS, 0)) | \(fmt(1 / r.p50, 0)) | \(naive) |")
+        }
+        print("")
+        print(
+            "seed \(options.seed); \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs online; load average \(load); "
+                + "\(BLASRuntime.configuration)")
+    }
+
+    static func time(_ body: () -> Void) -> Double {
+        var start = timespec()
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        body()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    /// `value` with `digits` decimals (Foundation-free, so the bench stays on TroveSearch and Glibc).
+    static func fmt(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "\(value)" }
+        var scale = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int((abs(value) * Double(scale)).rounded())
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        guard digits > 0 else { return sign + "\(scaled)" }
+        let fraction = String(scaled % scale)
+        return sign + "\(scaled / scale)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+
+    static func loadAverage() -> String {
+        guard let file = fopen("/proc/loadavg", "r") else { return "unknown" }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard fgets(&buffer, 128, file) != nil else { return "unknown" }
+        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self).split(separator: " ").prefix(3).joined(separator: " ")
+    }
+}
+
+/// SplitMix64 for reproducible synthetic vectors.
+struct BenchRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// `count` rows of uniform [-1, 1) values, each scaled to unit length, row-major.
+    mutating func unitRows(_ count: Int, dimension: Int) -> [Float] {
+        var values = [Float](repeating: 0, count: count * dimension)
+        values.withUnsafeMutableBufferPointer { values in
+            for row in 0..<count {
+                var sum: Float = 0
+                for j in 0..<dimension {
+                    let x = Float(next() >> 40) / Float(1 << 23) - 1
+                    values[row * dimension + j] = x
+                    sum += x * x
+                }
+                let scale = sum > 0 ? 1 / sum.squareRoot() : 0
+                for j in 0..<dimension { values[row * dimension + j] *= scale }
+            }
+        }
+        return values
+    }
+}

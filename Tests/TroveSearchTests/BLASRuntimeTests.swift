@@ -1,0 +1,52 @@
+import Testing
+import TroveSearch
+
+@Suite("BLAS runtime")
+struct BLASRuntimeTests {
+    @Test("searchers use the recommended OpenBLAS thread count and report the kernel")
+    func defaults() {
+        _ = VectorSearcher(matrix: VectorMatrix(dimension: 1, rowIDs: [], values: []))
+        BLASRuntime.setThreadCount(BLASRuntime.recommendedThreadCount)
+        #expect(BLASRuntime.threadCount == BLASRuntime.recommendedThreadCount)
+        #expect((1...2).contains(BLASRuntime.recommendedThreadCount))
+        #expect(!BLASRuntime.kernel.isEmpty)
+        #expect(BLASRuntime.configuration.hasPrefix("OpenBLAS"))
+    }
+
+    @Test("a query of the wrong dimension stops the process")
+    func dimensionMismatchTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let matrix = VectorMatrix(dimension: 3, rowIDs: [1], values: [1, 0, 0])
+            _ = VectorSearcher(matrix: matrix).search(query: [1, 0], k: 1)
+        }
+    }
+}
+
+@Suite("concurrent callers")
+struct ConcurrencyTests {
+    @Test("searches from many tasks at once match the same searches run one by one")
+    func concurrentSearchesAgree() async {
+        var rng = SplitMix64(seed: 2024)
+        // Large enough (8 000 × 64) that OpenBLAS splits each sgemv across its threads.
+        let searcher = VectorSearcher(matrix: Fixture.quantizedMatrix(rows: 8_000, dimension: 64, using: &rng))
+        let queries = (0..<32).map { _ in rng.quantizedVector(dimension: 64) }
+        let expected = queries.map { searcher.search(query: $0, k: 10) }
+        let batch = searcher.search(queries: queries, k: 10)
+        let results = await withTaskGroup(of: (Int, [ScoredRow], [[ScoredRow]]).self) { group in
+            for (index, query) in queries.enumerated() {
+                group.addTask {
+                    (index, searcher.search(query: query, k: 10), searcher.search(queries: [query], k: 10))
+                }
+            }
+            var results = [(Int, [ScoredRow], [[ScoredRow]])]()
+            for await result in group { results.append(result) }
+            return results
+        }
+        #expect(results.count == queries.count)
+        for (index, single, batched) in results {
+            #expect(single == expected[index])
+            #expect(batched == [expected[index]])
+            #expect(batch[index] == expected[index])
+        }
+    }
+}
