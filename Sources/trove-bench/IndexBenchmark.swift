@@ -9,6 +9,19 @@ import TroveTestSupport
 enum IndexBenchmark {
     static let usage = "usage: trove-bench index [--copies N] [--corpus PATH] [--dimension D] [--batch B]"
 
+    static func main(_ arguments: [String]) async -> Int32 {
+        do {
+            try await run(arguments)
+            return 0
+        } catch let error as BenchmarkUsage {
+            fputs("Error: \(error)\n", stderr)
+            return 64
+        } catch {
+            fputs("Error: \(error)\n", stderr)
+            return 1
+        }
+    }
+
     static func run(_ arguments: [String]) async throws {
         var copies = 100
         var corpus = "Corpora"

@@ -4,12 +4,15 @@
 struct Subcommand {
     let name: String
     let summary: String
-    let run: ([String]) -> Int32
+    let run: ([String]) async -> Int32
 }
 
 let subcommands = [
     Subcommand(
-        name: "search", summary: "vector search latency and throughput on synthetic data", run: SearchBenchmark.main)
+        name: "search", summary: "vector search latency and throughput on synthetic data", run: SearchBenchmark.main),
+    Subcommand(
+        name: "index", summary: "indexing throughput of Corpora/ copies against the zero-latency fake Ollama",
+        run: IndexBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.
@@ -31,4 +34,4 @@ guard let name = arguments.first, let command = subcommands.first(where: { $0.na
     fputs(what + usage(), stderr)
     exit(64)
 }
-exit(command.run(Array(arguments.dropFirst())))
+exit(await command.run(Array(arguments.dropFirst())))
