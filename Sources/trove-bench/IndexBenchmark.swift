@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Foundation
 import Ollama
 import TroveKit
