@@ -162,7 +162,8 @@ private struct Document {
         var sections = [Section(path: [])]
         var stack: [(level: Int, title: String)] = []
         var paragraphStart: Int?
-        var rstLevels: [UInt8] = []
+        // rst ranks title styles by first appearance; an overlined style differs from the same underline alone.
+        var rstLevels: [Int] = []
 
         func flush(before end: Int) {
             if let start = paragraphStart, start < end {
@@ -205,12 +206,23 @@ private struct Document {
                     continue
                 }
             case .restructuredText:
+                if i + 2 < lines.count, let mark = rstAdornment(lines[i]), rstAdornment(lines[i + 2]) == mark,
+                    rstAdornment(lines[i + 1]) == nil, !blank[i + 1]
+                {
+                    flush(before: i)
+                    let style = Int(mark) | 0x100
+                    if !rstLevels.contains(style) { rstLevels.append(style) }
+                    let level = rstLevels.firstIndex(of: style)! + 1
+                    startSection(level: level, title: String(lines[i + 1].trimmingSpaces), lines: i...(i + 2))
+                    i += 3
+                    continue
+                }
                 if i + 1 < lines.count, let mark = rstAdornment(lines[i + 1]), rstAdornment(lines[i]) == nil,
                     lines[i + 1].utf8.count >= lines[i].trimmingSpaces.utf8.count
                 {
                     flush(before: i)
-                    if !rstLevels.contains(mark) { rstLevels.append(mark) }
-                    let level = rstLevels.firstIndex(of: mark)! + 1
+                    if !rstLevels.contains(Int(mark)) { rstLevels.append(Int(mark)) }
+                    let level = rstLevels.firstIndex(of: Int(mark))! + 1
                     startSection(level: level, title: String(lines[i].trimmingSpaces), lines: i...(i + 1))
                     i += 2
                     continue

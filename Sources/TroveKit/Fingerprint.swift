@@ -17,14 +17,21 @@ enum Fingerprint {
             queryPrefix: prefixes.query, documentPrefix: prefixes.document)
     }
 
+    static func checkModel(existing: IndexManifest, embedder: any Embedder, indexPath: String) throws {
+        try checkModel(existing: existing, kind: embedder.kind, model: embedder.model, indexPath: indexPath)
+    }
+
+    private static func checkModel(existing: IndexManifest, kind: String, model: String, indexPath: String) throws {
+        guard existing.embedder != kind || existing.model != model else { return }
+        throw IndexError(
+            code: .modelMismatch,
+            message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "
+                + "not '\(model)' — use --model \(existing.model), or --index NEW.sqlite for a new index")
+    }
+
     /// Refuses a run whose vectors would not be comparable with those already stored.
     static func check(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
-        if existing.embedder != proposed.embedder || existing.model != proposed.model {
-            throw IndexError(
-                code: .modelMismatch,
-                message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "
-                    + "not '\(proposed.model)' — use --model \(existing.model), or --index NEW.sqlite for a new index")
-        }
+        try checkModel(existing: existing, kind: proposed.embedder, model: proposed.model, indexPath: indexPath)
         if existing.dimension != proposed.dimension {
             throw IndexError(
                 code: .dimensionMismatch,

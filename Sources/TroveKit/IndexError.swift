@@ -22,6 +22,6 @@ public struct IndexError: Error, Sendable, Equatable, CustomStringConvertible {
     static func dimension(expected: Int, got: Int, model: String) -> IndexError {
         IndexError(
             code: .dimensionMismatch,
-            message: "model '\(model)' returned vectors of \(got) dimensions: expected \(expected)")
+            message: "model '\(model)' returned a vector of the wrong length: expected \(expected), got \(got)")
     }
 }

@@ -41,10 +41,15 @@ public final class Indexer {
     /// Runs one indexing pass over `options.roots` and returns what it did.
     public func run(_ options: IndexOptions, report: (IndexEvent) -> Void) async throws -> IndexSummary {
         let started = ContinuousClock.now
+        let existing = try store.manifest()
+        if let existing {
+            // A model mismatch is known before asking Ollama anything, and is the more useful message.
+            try Fingerprint.checkModel(existing: existing, embedder: embedder, indexPath: store.path)
+        }
         let info = try await embedder.inspect()
         let chunker = ChunkerConfiguration(maxTokens: options.maxTokens ?? Self.chunkBudget(contextLength: info.contextLength))
         let proposed = Fingerprint.manifest(embedder: embedder, info: info, chunker: chunker)
-        if let existing = try store.manifest() {
+        if let existing {
             try Fingerprint.check(existing: existing, proposed: proposed, indexPath: store.path)
         } else {
             try store.inTransaction { try store.writeManifest(proposed) }

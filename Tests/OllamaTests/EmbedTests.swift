@@ -88,7 +88,8 @@ struct EmbedTests {
         let clock = ContinuousClock()
         let start = clock.now
         let reply = try await rig.client.embed(.init(model: "nomic-embed-text", input: texts))
-        #expect(clock.now - start < .seconds(1))
+        // Generous: other tests share the two cores; a stall would be a hang, far past this.
+        #expect(clock.now - start < .seconds(10))
         #expect(reply.embeddings.count == 300)
         #expect(reply.embeddings[8] == FakeOllamaServer.embedding(for: texts[8], dimension: 64))
     }

@@ -2,8 +2,17 @@ import Foundation
 import Testing
 import TroveTestSupport
 
-/// Runs the built `trove` executable as a child process, the way a user or a script does.
-func runBinary(_ arguments: [String], environment: [String: String]) throws -> Invocation {
+/// Runs the built `trove` executable as a child process, the way a user or a script does. The wait happens on a
+/// thread of its own: blocking one of the few cooperative threads would stall every other test meanwhile.
+func runBinary(_ arguments: [String], environment: [String: String]) async throws -> Invocation {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try runBinaryBlocking(arguments, environment: environment) })
+        }.start()
+    }
+}
+
+private func runBinaryBlocking(_ arguments: [String], environment: [String: String]) throws -> Invocation {
     let process = Process()
     process.executableURL = troveExecutable
     process.arguments = arguments
@@ -33,31 +42,31 @@ let troveExecutable: URL = {
 @Suite("The trove executable")
 struct BinaryTests {
     @Test("index and search through the binary: results on stdout, no progress when piped")
-    func indexAndSearch() throws {
-        let server = try FakeOllamaServer()
+    func indexAndSearch() async throws {
+        let server = try rankingServer()
         let folder = try TemporaryDirectory()
         let environment = ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": folder.path + "/i.sqlite"]
-        let index = try runBinary(["index", corpora], environment: environment)
+        let index = try await runBinary(["index", corpora], environment: environment)
         #expect(index.status == 0, "\(index.error)")
         #expect(index.output.contains(" new, 0 changed, 0 unchanged, 0 removed"))
         #expect(!index.error.contains("\r"), "progress must stay off when stderr is not a terminal")
 
         let query = try #require(keywordQueries.first)
-        let search = try runBinary(["search", "-n", "2", query.query], environment: environment)
+        let search = try await runBinary(["search", "-n", "2", query.query], environment: environment)
         #expect(search.status == 0)
-        #expect(search.output.hasPrefix(corpora + "/" + query.expected + ":"))
+        #expect(search.output.hasPrefix(displayed(corpora + "/" + query.expected) + ":"))
         #expect(!search.output.contains("\u{1B}["), "no colour when piped")
         #expect(search.error.isEmpty)
     }
 
     @Test("the binary exits 69 when Ollama is unreachable, with a one-line message")
-    func unreachable() throws {
+    func unreachable() async throws {
         let server = try FakeOllamaServer()
         let url = server.baseURL.absoluteString
         server.stop()
         let folder = try TemporaryDirectory()
         try folder.write("n/a.md", "# a\n\nb\n")
-        let run = try runBinary(
+        let run = try await runBinary(
             ["index", folder.path + "/n"], environment: ["OLLAMA_HOST": url, "TROVE_INDEX": folder.path + "/i.sqlite"])
         #expect(run.status == 69)
         #expect(run.error.hasPrefix("Error: cannot reach Ollama at \(url)"))

@@ -31,3 +31,14 @@ let repositoryRoot: String = {
 
 /// The sample notes folder shipped with the repository.
 let corpora = repositoryRoot + "/Corpora"
+
+/// How text output shows a path: relative to the current folder when under it, as grep does.
+func displayed(_ path: String) -> String {
+    let folder = FileManager.default.currentDirectoryPath + "/"
+    return path.hasPrefix(folder) ? String(path.dropFirst(folder.count)) : path
+}
+
+/// The fake server the ranking tests use: more dimensions than the default, so that hashed words rarely collide.
+func rankingServer() throws -> FakeOllamaServer {
+    try FakeOllamaServer(models: [.embedding("nomic-embed-text", dimension: 1024)])
+}

@@ -19,7 +19,7 @@ struct IndexAndSearchTests {
     var index: String { folder.path + "/index.sqlite" }
 
     init() throws {
-        server = try FakeOllamaServer()
+        server = try rankingServer()
         folder = try TemporaryDirectory()
     }
 
@@ -46,7 +46,7 @@ struct IndexAndSearchTests {
         let run = await trove(["search", query], index: index, server: server)
         #expect(run.status == 0)
         let first = run.output.split(separator: "\n").first.map(String.init) ?? ""
-        #expect(first.hasPrefix(corpora + "/" + expected + ":"), "\(query) → \(first)")
+        #expect(first.hasPrefix(displayed(corpora + "/" + expected) + ":"), "\(query) → \(first)")
     }
 
     @Test("a chosen query finds its expected file first, in JSON output", arguments: keywordQueries)
@@ -99,11 +99,11 @@ struct IndexAndSearchTests {
         try await indexCorpora()
         let run = await trove(["status"], index: index, server: server)
         #expect(run.status == 0)
-        #expect(run.output.contains("model      nomic-embed-text (ollama, 64 dimensions"))
+        #expect(run.output.contains("model      nomic-embed-text (ollama, 1024 dimensions"))
         #expect(run.output.contains("  \(corpora)  ("))
         let json = await trove(["status", "--json"], index: index, server: server)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
-        #expect(object["dimension"] as? Int == 64)
+        #expect(object["dimension"] as? Int == 1024)
         #expect((object["documents"] as? Int ?? 0) >= 30)
         #expect((object["bytes_on_disk"] as? Int ?? 0) > 0)
     }

@@ -181,6 +181,16 @@ struct ChunkerTests {
         #expect(rstChunks.map(\.headingPath) == [["Title"], ["Title", "Section"], ["Other"]])
     }
 
+    @Test("an overlined reStructuredText title is one heading, not a chunk of its own")
+    func rstOverline() {
+        let rst = "=======\n Guide\n=======\n\nintro words\n\nPart\n====\nbody\n"
+        let chunks = Chunker().chunks(of: rst, kind: .restructuredText)
+        checkInvariants(chunks, of: rst, maxTokens: 400)
+        #expect(chunks.map(\.headingPath) == [["Guide"], ["Guide", "Part"]])
+        #expect(chunks.first?.startLine == 1)
+        #expect(chunks.first?.text.contains("intro words") == true)
+    }
+
     @Test("empty and blank documents give no chunks")
     func emptyDocuments() {
         #expect(Chunker().chunks(of: "", kind: .markdown) == [])

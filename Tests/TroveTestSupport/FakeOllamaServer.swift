@@ -124,8 +124,17 @@ public final class FakeOllamaServer: Sendable {
     ///
     /// Each alphanumeric word adds ±1 to one bucket, both chosen by its FNV-1a hash, so texts that share words
     /// have a high cosine. A text without words gets a fixed unit vector.
+    /// Task prefixes such as nomic's `search_query: ` are instructions to a real model, not content: like one, the
+    /// fake does not let them make every query resemble every document.
     public static func embedding(for text: String, dimension: Int) -> [Float] {
-        embedding(hashes: wordHashes(of: text), dimension: dimension)
+        embedding(hashes: wordHashes(of: String(withoutTaskPrefix(text))), dimension: dimension)
+    }
+
+    static func withoutTaskPrefix(_ text: String) -> Substring {
+        for prefix in ["search_query: ", "search_document: ", "query: ", "passage: "] where text.hasPrefix(prefix) {
+            return text.dropFirst(prefix.count)
+        }
+        return text[...]
     }
 
     /// The vector for words already hashed by `wordHashes(of:)`.
