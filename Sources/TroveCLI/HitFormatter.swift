@@ -93,8 +93,17 @@ enum Snippet {
         return chosen.map(\.line)
     }
 
-    /// Lowercased words of three letters or more, the ones worth matching.
+    /// Lowercased words of three letters or more that carry meaning, the ones worth matching.
     static func words(_ text: String) -> [String] {
-        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { $0.count >= 3 }
+        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
+            .filter { $0.count >= 3 && !stopWords.contains($0) }
     }
+
+    /// Words so common that sharing them says nothing about a line.
+    static let stopWords: Set<String> = [
+        "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "has", "have", "her", "his", "how",
+        "its", "our", "out", "was", "who", "why", "what", "when", "where", "which", "with", "this", "that", "these",
+        "those", "from", "into", "about", "there", "their", "them", "then", "than", "does", "did", "doing", "would",
+        "should", "could", "will", "been", "being", "were", "your", "yours", "my", "mine",
+    ]
 }

@@ -41,7 +41,7 @@ struct StatusCommand: Command {
         }
         console.print("documents  \(status.documents)")
         console.print("chunks     \(status.chunks)")
-        console.print("folders    \(status.roots.isEmpty ? "none" : "")")
+        console.print("folders    \(status.roots.count)")
         for root in status.roots { console.print("  \(root.path)  (\(root.documents) documents)") }
         return ExitCode.success
     }
