@@ -10,6 +10,8 @@ struct HitFormatter {
     var snippetLines = 3
     /// Characters per snippet line before it is cut with `…`.
     var lineWidth = 160
+    /// Adds a line with the vector, keyword and fused scores and ranks.
+    var explain = false
 
     func format(_ hit: SearchHit) -> String {
         let location = "\(displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)"
@@ -17,7 +19,18 @@ struct HitFormatter {
         if !hit.heading.isEmpty { head += "  " + style(hit.heading, "36") }
         let snippet = Snippet.lines(of: hit.text, query: query, count: snippetLines)
             .map { "    " + highlight(truncate($0)) }
-        return ([head] + snippet).joined(separator: "\n") + "\n"
+        let explanation = explain ? [style("    " + Self.explanation(hit), "2")] : []
+        return ([head] + explanation + snippet).joined(separator: "\n") + "\n"
+    }
+
+    /// `vector 0.43 (#2)  keyword 7.81 (#1)  fused 0.98`; `-` where the passage was not a candidate of that ranking.
+    static func explanation(_ hit: SearchHit) -> String {
+        func rank(_ value: Int?) -> String { value.map { " (#\($0))" } ?? "" }
+        let vector = hit.vectorScore.map { String(format2: $0) + rank(hit.vectorRank) } ?? "-"
+        let keyword = hit.keywordScore.map { String(format2: Float($0)) + rank(hit.keywordRank) } ?? "-"
+        var text = "vector \(vector)  keyword \(keyword)"
+        if let fused = hit.fusedScore { text += "  fused \(String(format2: Float(fused)))" }
+        return text
     }
 
     /// Paths under the current folder are shown relative to it, the way grep and ripgrep do.

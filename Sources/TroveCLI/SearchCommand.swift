@@ -2,47 +2,108 @@ import Foundation
 import TroveKit
 import TroveStore
 
-/// `trove search QUERY`: the passages closest in meaning to the query.
+/// `trove search QUERY`: the passages that best match the query, by meaning and by keywords.
 struct SearchCommand: Command {
     static let name = "search"
-    static let abstract = "Find the passages that best match a query, by meaning."
+    static let abstract = "Find the passages that best match a query, by meaning and by keywords."
     static let usage = "trove search [options] QUERY…"
     static let details = """
-        Prints the best passages first: path:start-end, score (cosine similarity, higher is better), heading,
-        and the lines of the passage that best match the query.
+        Prints the best documents first, one line each: path:start-end of its best passage, score, heading, then
+        the lines of the passage that best match the query (query words in bold on a terminal).
 
-        Options:
-          -n, --limit N       how many passages (default 10)
-          --min-score S       leave out passages scoring below S (-1…1)
-          --json              print {query, model, hits:[{rank, path, start_line, end_line, heading, score, text}]}
+        Ranking:
+          --mode MODE         hybrid (default): meaning and keywords fused by Reciprocal Rank Fusion;
+                              vector: meaning only (cosine similarity); keyword: words only (SQLite FTS5 BM25,
+                              needs no Ollama)
+          -n, --limit N       how many results (default 10)
+          --all-chunks        list every matching passage, not only the best one of each document
+          --min-score S       leave out passages whose cosine similarity is below S (-1…1; not with keyword)
+
+        Filters (applied before ranking, so they never empty a list that has matches):
+          --path GLOB         only documents whose path matches; repeatable. A glob without / matches the file
+                              or any folder name (*.md, engineering); with / it matches from the indexed folder
+                              (notes/retros, howto/*.rst, **/2024-*)
+          --ext LIST          only these extensions, e.g. md,txt; repeatable
+          --since DATE        only files modified at or after DATE: 2024-05-01, 2024-05-01T09:30, or 7d, 12h, 2w ago
+          --before DATE       only files modified before DATE
+          --root NAME         only documents of this indexed folder (its path or last name); repeatable
+
+        Output:
+          -l, --files         print only the paths of matching documents, best first (for xargs)
+          --json              print {query, model, mode, hits:[{rank, path, start_line, end_line, heading, score, text}]}
+          --jsonl             print one hit object per line
+          --explain           add vector score (cosine), keyword score (BM25), their ranks and the fused score
           --model NAME        must match the model the index was built with (it is read from the index)
         \(CommonOptions.help)
+
+        Scores: hybrid shows the fused score (1 = first in both rankings), vector the cosine similarity,
+        keyword BM25.
 
         Examples:
           trove search "rotate the api key"
           trove search --json -n 5 "how do we restore a backup"
+          trove search --ext md --since 30d -l "sourdough" | xargs $EDITOR
+          trove search --mode keyword --explain "ProxyJump"
         """
 
+    /// How results are printed.
+    enum Format: Equatable { case text, files, json, jsonl }
+
     var common: CommonOptions
-    var limit = 10
-    var minScore: Float = -1
-    var json: Bool
+    var request: SearchRequest
+    var format = Format.text
+    var explain: Bool
     var model: String?
-    var query: String
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        if let limit = try arguments.integer("-n", "--limit", minimum: 1) { self.limit = limit }
+        request = SearchRequest(query: "")
+        if let limit = try arguments.integer("-n", "--limit", minimum: 1) { request.limit = limit }
+        if let text = try arguments.value("--mode") {
+            guard let mode = SearchMode(rawValue: text) else {
+                throw UsageError("--mode expects hybrid, vector or keyword, got '\(text)'")
+            }
+            request.mode = mode
+        }
         if let text = try arguments.value("--min-score") {
             guard let score = Float(text), score >= -1, score <= 1 else {
                 throw UsageError("--min-score expects a number from -1 to 1, got '\(text)'")
             }
-            minScore = score
+            guard request.mode != .keyword else {
+                throw UsageError("--min-score is a cosine similarity: use it with --mode hybrid or vector")
+            }
+            request.minScore = score
         }
-        json = arguments.flag("--json")
+        request.groupByDocument = !arguments.flag("--all-chunks")
+        request.filter = try Self.filter(parsing: &arguments)
+        let formats: [(Format, Bool)] = [
+            (.files, arguments.flag("-l", "--files")), (.json, arguments.flag("--json")),
+            (.jsonl, arguments.flag("--jsonl")),
+        ]
+        let chosen = formats.filter(\.1).map(\.0)
+        guard chosen.count <= 1 else { throw UsageError("choose one of -l/--files, --json and --jsonl") }
+        format = chosen.first ?? .text
+        explain = arguments.flag("--explain")
         model = try arguments.value("--model")
-        query = try arguments.positionals().joined(separator: " ").trimmingCharacters(in: .whitespaces)
-        guard !query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
+        request.query = try arguments.positionals().joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        guard !request.query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
+    }
+
+    private static func filter(parsing arguments: inout Arguments) throws -> SearchFilter {
+        var filter = SearchFilter()
+        filter.pathGlobs = try arguments.values("--path")
+        filter.extensions = try arguments.values("--ext").flatMap { $0.split(separator: ",").map(String.init) }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        filter.roots = try arguments.values("--root")
+        for (name, keyPath) in [("--since", \SearchFilter.modifiedSince), ("--before", \SearchFilter.modifiedBefore)] {
+            guard let text = try arguments.value(name) else { continue }
+            guard let time = SearchFilter.parseTime(text) else {
+                throw UsageError(
+                    "\(name) expects a date like 2024-05-01 or 2024-05-01T09:30, or an age like 7d, got '\(text)'")
+            }
+            filter[keyPath: keyPath] = time
+        }
+        return filter
     }
 
     func run(_ console: Console) async throws -> Int32 {
@@ -50,27 +111,51 @@ struct SearchCommand: Command {
         let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
         let retriever = try Retriever(store: store)
         try retriever.checkRequestedModel(model)
+        // The one place search chooses its embedder; keyword mode never calls it.
         let embedder = OllamaEmbedder(client: settings.client, model: retriever.manifest.model)
-        let hits = try await retriever.search(query: query, embedder: embedder, limit: limit, minScore: minScore)
-        if json {
-            let result = SearchOutput(query: query, model: retriever.manifest.model, hits: hits.map(SearchOutput.Hit.init))
+        let hits: [SearchHit]
+        do {
+            hits = try await retriever.search(request, embedder: embedder)
+        } catch let error as SearchFilterError {
+            throw UsageError(error.message)
+        }
+        let formatter = HitFormatter(
+            query: request.query, color: console.usesColor, currentDirectory: FileManager.default.currentDirectoryPath,
+            explain: explain)
+        switch format {
+        case .json:
+            let result = SearchOutput(
+                query: request.query, model: retriever.manifest.model, mode: request.mode.rawValue,
+                hits: hits.map { SearchOutput.Hit($0, explain: explain) })
             console.print(try JSONOutput.encode(result))
-        } else if hits.isEmpty {
-            console.log("no passage scored above \(minScore)")
-        } else {
-            let formatter = HitFormatter(
-                query: query, color: console.usesColor,
-                currentDirectory: FileManager.default.currentDirectoryPath)
+            return ExitCode.success
+        case .jsonl:
+            for hit in hits { console.print(try JSONOutput.encode(SearchOutput.Hit(hit, explain: explain))) }
+        case .files:
+            var seen = Set<String>()
+            for hit in hits where seen.insert(hit.path).inserted { console.print(formatter.displayPath(hit.path)) }
+        case .text:
             for hit in hits { console.print(formatter.format(hit)) }
         }
+        if hits.isEmpty { console.log(try emptyMessage(retriever)) }
         return ExitCode.success
+    }
+
+    /// Why nothing was found, in words.
+    private func emptyMessage(_ retriever: Retriever) throws -> String {
+        if try retriever.allowedChunkIDs(request.filter)?.isEmpty == true {
+            return "no indexed document matches the filters"
+        }
+        if let minScore = request.minScore { return "no passage scored above \(minScore)" }
+        return "no passage contains a word of the query — try --mode hybrid or vector"
     }
 }
 
-/// The `--json` shape of a search.
+/// The `--json` shape of a search; each hit is also one `--jsonl` line.
 struct SearchOutput: Encodable {
     var query: String
     var model: String
+    var mode: String
     var hits: [Hit]
 
     struct Hit: Encodable {
@@ -81,8 +166,13 @@ struct SearchOutput: Encodable {
         var heading: String
         var score: Float
         var text: String
+        var vectorScore: Float?
+        var vectorRank: Int?
+        var keywordScore: Double?
+        var keywordRank: Int?
+        var fusedScore: Double?
 
-        init(_ hit: SearchHit) {
+        init(_ hit: SearchHit, explain: Bool = false) {
             rank = hit.rank
             path = hit.path
             startLine = hit.startLine
@@ -90,12 +180,24 @@ struct SearchOutput: Encodable {
             heading = hit.heading
             score = hit.score
             text = hit.text
+            if explain {
+                vectorScore = hit.vectorScore
+                vectorRank = hit.vectorRank
+                keywordScore = hit.keywordScore
+                keywordRank = hit.keywordRank
+                fusedScore = hit.fusedScore
+            }
         }
 
         enum CodingKeys: String, CodingKey {
             case rank, path, heading, score, text
             case startLine = "start_line"
             case endLine = "end_line"
+            case vectorScore = "vector_score"
+            case vectorRank = "vector_rank"
+            case keywordScore = "keyword_score"
+            case keywordRank = "keyword_rank"
+            case fusedScore = "fused_score"
         }
     }
 }

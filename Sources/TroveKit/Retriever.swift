@@ -6,6 +6,8 @@ public struct SearchHit: Sendable, Equatable {
     /// 1-based position in the results.
     public var rank: Int
     public var chunkID: Int64
+    /// The document the passage belongs to.
+    public var documentID: Int64 = 0
     /// The indexed folder the document belongs to.
     public var rootPath: String
     /// The document's path relative to `rootPath`.
@@ -14,18 +16,84 @@ public struct SearchHit: Sendable, Equatable {
     public var endLine: Int
     /// Heading path, e.g. `Deploy › Keys`; empty when the passage has none.
     public var heading: String
-    /// Cosine similarity with the query: higher is better, at most 1.
+    /// The score the results are ordered by: the fused score (0…1) in hybrid mode, cosine similarity in vector
+    /// mode, BM25 in keyword mode. Higher is better.
     public var score: Float
     public var text: String
+    /// Cosine similarity with the query (nil in keyword mode).
+    public var vectorScore: Float? = nil
+    /// Rank among the vector candidates (nil when the passage was not among them).
+    public var vectorRank: Int? = nil
+    /// BM25 relevance, higher is better (nil when the passage was not among the keyword candidates).
+    public var keywordScore: Double? = nil
+    /// Rank among the keyword candidates.
+    public var keywordRank: Int? = nil
+    /// Reciprocal Rank Fusion score, 0…1 (hybrid mode only).
+    public var fusedScore: Double? = nil
 
     /// The document's absolute path.
     public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
 }
 
-/// Ranks an index's passages against a query by meaning.
+/// How passages are ranked.
+public enum SearchMode: String, Sendable, CaseIterable {
+    /// Vector and keyword rankings fused with Reciprocal Rank Fusion.
+    case hybrid
+    /// Cosine similarity of embeddings only.
+    case vector
+    /// SQLite FTS5 BM25 only; needs no embedding model.
+    case keyword
+}
+
+/// What to search for and how.
+public struct SearchRequest: Sendable, Equatable {
+    public var query: String
+    public var mode: SearchMode
+    /// How many results (documents, or passages with `groupByDocument` off).
+    public var limit: Int
+    /// Passages with a cosine similarity below this are left out (vector and hybrid modes).
+    public var minScore: Float?
+    /// Which documents may be returned; applied before ranking.
+    public var filter: SearchFilter
+    /// One result per document (its best passage) instead of every passage.
+    public var groupByDocument: Bool
+    /// Candidates taken from each ranking before fusion (at least `limit`).
+    public var candidateDepth: Int
+    /// The RRF constant.
+    public var fusionConstant: Double
+    /// The keyword ranking's weight in the fusion; the vector ranking's is 1.
+    public var keywordWeight: Double
+
+    /// A request; defaults are the measured ones (see BENCHMARKS.md).
+    public init(
+        query: String, mode: SearchMode = .hybrid, limit: Int = 10, minScore: Float? = nil,
+        filter: SearchFilter = SearchFilter(), groupByDocument: Bool = true,
+        candidateDepth: Int = SearchRequest.defaultCandidateDepth,
+        fusionConstant: Double = SearchRequest.defaultFusionConstant, keywordWeight: Double = 1
+    ) {
+        self.query = query
+        self.mode = mode
+        self.limit = limit
+        self.minScore = minScore
+        self.filter = filter
+        self.groupByDocument = groupByDocument
+        self.candidateDepth = candidateDepth
+        self.fusionConstant = fusionConstant
+        self.keywordWeight = keywordWeight
+    }
+
+    /// Chosen on cranfield with `trove-bench relevance` (BENCHMARKS.md).
+    public static let defaultCandidateDepth = 100
+    /// Chosen on cranfield with `trove-bench relevance` (BENCHMARKS.md).
+    public static let defaultFusionConstant = 60.0
+}
+
+/// Ranks an index's passages against a query by meaning, by keywords, or both.
 public final class Retriever {
     public let store: IndexStore
     public let manifest: IndexManifest
+    /// The vectors, loaded on first use and kept (a warm `trove serve` ranks many queries with one load).
+    private var matrix: VectorMatrix?
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
     public init(store: IndexStore) throws {
@@ -45,25 +113,163 @@ public final class Retriever {
                 + "drop --model to search it, or index with '\(model)' into another --index")
     }
 
-    /// The best `limit` passages for `query`, best first; passages scoring below `minScore` are left out.
+    /// The best `limit` passages for `query` by vector similarity, best first; passages scoring below `minScore`
+    /// are left out. Every passage is returned, not one per document.
     public func search(query: String, embedder: any Embedder, limit: Int, minScore: Float = -1) async throws
         -> [SearchHit]
     {
-        guard let raw = try await embedder.embed([manifest.queryPrefix + query]).first else { return [] }
+        try await search(
+            SearchRequest(query: query, mode: .vector, limit: limit, minScore: minScore, groupByDocument: false),
+            embedder: embedder)
+    }
+
+    /// The query's embedding, unit length; checked against the index's dimension.
+    public func embed(query: String, embedder: any Embedder) async throws -> [Float] {
+        guard let raw = try await embedder.embed([manifest.queryPrefix + query]).first else {
+            throw IndexError.dimension(expected: manifest.dimension, got: 0, model: embedder.model)
+        }
         guard raw.count == manifest.dimension else {
             throw IndexError.dimension(expected: manifest.dimension, got: raw.count, model: embedder.model)
         }
+        return VectorMath.normalized(raw)
+    }
+
+    /// The results for `request`, best first. The embedder is not called in keyword mode.
+    public func search(_ request: SearchRequest, embedder: any Embedder) async throws -> [SearchHit] {
+        let vector = request.mode == .keyword ? nil : try await embed(query: request.query, embedder: embedder)
+        return try search(request, queryVector: vector)
+    }
+
+    /// The results for `request` with the query already embedded (`queryVector` nil only in keyword mode).
+    public func search(_ request: SearchRequest, queryVector: [Float]?) throws -> [SearchHit] {
+        guard request.limit > 0 else { return [] }
+        precondition(request.mode == .keyword || queryVector != nil, "a vector search needs the query's vector")
+        // Filters become the candidate set before anything is ranked, so top-k is taken among matching documents.
+        let allowed = try allowedChunkIDs(request.filter)
+        if let allowed, allowed.isEmpty { return [] }
+        let matrix = request.mode == .keyword ? nil : try loadedMatrix()
+        let mask = allowed.flatMap { ids in matrix.map { $0.mask(allowingIDs: ids) } }
+
+        var depth = Swift.max(request.candidateDepth, request.limit)
+        while true {
+            let vectorRows: [ScoredRow]
+            if let matrix, let queryVector {
+                let searcher = VectorSearcher(matrix: matrix)
+                let floor = request.minScore ?? -.infinity
+                vectorRows =
+                    if let mask {
+                        searcher.search(query: queryVector, k: depth, minScore: floor, allowed: mask)
+                    } else {
+                        searcher.search(query: queryVector, k: depth, minScore: floor)
+                    }
+            } else {
+                vectorRows = []
+            }
+            let keywordHits =
+                request.mode == .vector
+                ? [] : try store.keywordSearch(request.query, limit: depth, allowedChunkIDs: allowed)
+
+            var candidates: [Candidate]
+            switch request.mode {
+            case .vector:
+                candidates = vectorRows.enumerated().map {
+                    Candidate(id: $1.id, score: $1.score, vectorRank: $0 + 1, vectorScore: $1.score)
+                }
+            case .keyword:
+                candidates = keywordHits.enumerated().map {
+                    Candidate(id: $1.chunkID, score: Float($1.score), keywordRank: $0 + 1, keywordScore: $1.score)
+                }
+            case .hybrid:
+                let fusion = RankFusion(constant: request.fusionConstant, weights: [1, request.keywordWeight])
+                let fused = fusion.fuse([vectorRows.map(\.id), keywordHits.map(\.chunkID)])
+                candidates = fused.map { row in
+                    Candidate(
+                        id: row.id, score: Float(row.score), vectorRank: row.ranks[0],
+                        vectorScore: row.ranks[0].map { vectorRows[$0 - 1].score }, keywordRank: row.ranks[1],
+                        keywordScore: row.ranks[1].map { keywordHits[$0 - 1].score }, fusedScore: row.score)
+                }
+            }
+            if let matrix, let queryVector {
+                // Keyword-only candidates get their cosine too: for --explain, and so --min-score holds for all.
+                for index in candidates.indices where candidates[index].vectorScore == nil {
+                    candidates[index].vectorScore = matrix.score(ofID: candidates[index].id, query: queryVector)
+                }
+                if let floor = request.minScore {
+                    candidates.removeAll { ($0.vectorScore ?? -.infinity) < floor }
+                }
+            }
+
+            var documents: [Int64: Int64] = [:]
+            if request.groupByDocument {
+                documents = try store.documentIDs(ofChunks: candidates.map(\.id))
+                var seen = Set<Int64>()
+                candidates = candidates.filter { seen.insert(documents[$0.id] ?? -$0.id).inserted }
+            }
+            // Grouping can leave fewer than `limit` documents while deeper candidates exist: look deeper.
+            let exhausted = vectorRows.count < depth && keywordHits.count < depth
+            if candidates.count >= request.limit || exhausted || depth >= Int(Int32.max) / 4 {
+                return try hits(Array(candidates.prefix(request.limit)), documents: documents)
+            }
+            depth *= 4
+        }
+    }
+
+    /// Chunk ids of the documents `filter` allows, ascending; nil when the filter allows everything.
+    public func allowedChunkIDs(_ filter: SearchFilter) throws -> [Int64]? {
+        guard !filter.isEmpty else { return nil }
+        if !filter.roots.isEmpty {
+            let indexed = try store.roots().map(\.path)
+            for name in filter.roots where !indexed.contains(where: { SearchFilter.root($0, isNamed: name) }) {
+                throw SearchFilterError(
+                    "no indexed folder is called '\(name)' — indexed: \(indexed.joined(separator: ", "))")
+            }
+        }
+        let documents = try store.searchableDocuments().filter(filter.matches).map(\.id)
+        return try store.chunkIDs(inDocuments: documents)
+    }
+
+    /// The index's vectors, read from the store once.
+    public func loadedMatrix() throws -> VectorMatrix {
+        if let matrix { return matrix }
         let vectors = try store.loadVectors()
-        let matrix = VectorMatrix(dimension: vectors.dimension, rowIDs: vectors.chunkIDs, values: vectors.values)
-        let ranked = VectorSearcher(matrix: matrix).search(
-            query: VectorMath.normalized(raw), k: limit, minScore: minScore)
-        let chunks = try store.chunks(ids: ranked.map(\.id))
-        return ranked.enumerated().compactMap { offset, row in
-            guard let chunk = chunks[row.id] else { return nil }
+        let loaded = VectorMatrix(dimension: vectors.dimension, rowIDs: vectors.chunkIDs, values: vectors.values)
+        matrix = loaded
+        return loaded
+    }
+
+    /// Forgets the loaded vectors, so the next search reads them again (after the index changed).
+    public func reload() {
+        matrix = nil
+    }
+
+    /// A candidate passage on its way to becoming a hit.
+    private struct Candidate {
+        var id: Int64
+        var score: Float
+        var vectorRank: Int? = nil
+        var vectorScore: Float? = nil
+        var keywordRank: Int? = nil
+        var keywordScore: Double? = nil
+        var fusedScore: Double? = nil
+    }
+
+    /// Reads the winners' text (only theirs) and builds the hits.
+    private func hits(_ winners: [Candidate], documents: [Int64: Int64]) throws -> [SearchHit] {
+        let chunks = try store.chunks(ids: winners.map(\.id))
+        var documents = documents
+        let missing = winners.map(\.id).filter { documents[$0] == nil }
+        if !missing.isEmpty { documents.merge(try store.documentIDs(ofChunks: missing)) { $1 } }
+        return winners.compactMap { winner -> SearchHit? in
+            guard let chunk = chunks[winner.id] else { return nil }
             return SearchHit(
-                rank: offset + 1, chunkID: row.id, rootPath: chunk.rootPath, relativePath: chunk.path,
-                startLine: chunk.startLine, endLine: chunk.endLine, heading: chunk.heading, score: row.score,
-                text: chunk.text)
+                rank: 0, chunkID: winner.id, documentID: documents[winner.id] ?? 0, rootPath: chunk.rootPath,
+                relativePath: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, heading: chunk.heading,
+                score: winner.score, text: chunk.text, vectorScore: winner.vectorScore, vectorRank: winner.vectorRank,
+                keywordScore: winner.keywordScore, keywordRank: winner.keywordRank, fusedScore: winner.fusedScore)
+        }.enumerated().map { offset, hit in
+            var hit = hit
+            hit.rank = offset + 1
+            return hit
         }
     }
 }

@@ -13,6 +13,9 @@ let subcommands = [
     Subcommand(
         name: "index", summary: "indexing throughput of Corpora/ copies against the zero-latency fake Ollama",
         run: IndexBenchmark.main),
+    Subcommand(
+        name: "relevance", summary: "nDCG@10 and recall of vector, keyword and hybrid ranking on a labelled set",
+        run: RelevanceBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.

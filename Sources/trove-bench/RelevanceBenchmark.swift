@@ -1,0 +1,140 @@
+@preconcurrency import Glibc
+import Foundation
+import Ollama
+import TroveKit
+import TroveSearch
+import TroveStore
+
+/// `trove-bench relevance`: nDCG@10 and recall of vector, keyword and hybrid ranking on a labelled dataset, over a
+/// grid of fusion constants and candidate depths, with each query embedded once.
+enum RelevanceBenchmark {
+    static let help = """
+        usage: trove-bench relevance --index PATH --dataset DIR [--ollama URL] [--constants 10,30,60,100]
+                                     [--depths 20,50,100,200] [--keyword-weights 1]
+
+        DIR holds queries.tsv (id, text) and qrels.tsv (query id, document id, grade > 0 relevant); a result's
+        document id is its file name without extension, several passages of one document count once (results are
+        grouped by document). Metrics are those of ../shared/tools/ollama-standin/score.py: nDCG@10, Recall@10,
+        Recall@100, MRR@10. Prints a Markdown table to stdout.
+
+        """
+
+    static func main(_ arguments: [String]) async -> Int32 {
+        var index: String?
+        var dataset: String?
+        var ollama = ProcessInfo.processInfo.environment["OLLAMA_HOST"] ?? "http://127.0.0.1:11434"
+        var constants: [Double] = [10, 30, 60, 100]
+        var depths = [20, 50, 100, 200]
+        var weights: [Double] = [1]
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            if flag == "--help" || flag == "-h" {
+                print(help, terminator: "")
+                return 0
+            }
+            guard let value = rest.popFirst() else { return usageError("option \(flag) needs a value") }
+            let numbers = value.split(separator: ",").compactMap { Double($0) }
+            switch flag {
+            case "--index": index = value
+            case "--dataset": dataset = value
+            case "--ollama": ollama = value
+            case "--constants" where !numbers.isEmpty: constants = numbers
+            case "--depths" where !numbers.isEmpty: depths = numbers.map { Int($0) }
+            case "--keyword-weights" where !numbers.isEmpty: weights = numbers
+            default: return usageError("unknown option or bad value: \(flag) \(value)")
+            }
+        }
+        guard let index, let dataset else { return usageError("--index and --dataset are required") }
+        do {
+            try await run(
+                index: index, dataset: dataset, ollama: ollama, constants: constants, depths: depths, weights: weights)
+            return 0
+        } catch {
+            fputs("Error: \(error)\n", stderr)
+            return 1
+        }
+    }
+
+    static func usageError(_ message: String) -> Int32 {
+        fputs("Error: \(message)\n\(help)", stderr)
+        return 64
+    }
+
+    static func tsv(_ path: String) throws -> [[String]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    static func run(
+        index: String, dataset: String, ollama: String, constants: [Double], depths: [Int], weights: [Double]
+    ) async throws {
+        var qrels: [String: [String: Int]] = [:]
+        for row in try tsv(dataset + "/qrels.tsv") where row.count >= 3 {
+            if let grade = Int(row[2]), grade > 0 { qrels[row[0], default: [:]][row[1]] = grade }
+        }
+        let queries = try tsv(dataset + "/queries.tsv").filter { $0.count >= 2 && qrels[$0[0]] != nil }
+        let store = try IndexStore(path: index, createIfMissing: false)
+        let retriever = try Retriever(store: store)
+        let client = OllamaClient(baseURL: try OllamaHost.resolve(flag: ollama, environment: [:]))
+        let embedder = OllamaEmbedder(client: client, model: retriever.manifest.model)
+        fputs("embedding \(queries.count) queries with \(retriever.manifest.model) …\n", stderr)
+        var vectors: [[Float]] = []
+        for start in stride(from: 0, to: queries.count, by: 32) {
+            let batch = queries[start..<min(start + 32, queries.count)].map { retriever.manifest.queryPrefix + $0[1] }
+            vectors += try await embedder.embed(batch).map(VectorMath.normalized)
+        }
+
+        func evaluate(_ make: (String) -> SearchRequest) throws -> [Double] {
+            var sums = [0.0, 0.0, 0.0, 0.0]
+            for (query, vector) in zip(queries, vectors) {
+                let request = make(query[1])
+                let hits = try retriever.search(request, queryVector: request.mode == .keyword ? nil : vector)
+                var ranked: [String] = []
+                for hit in hits {
+                    let name = hit.relativePath.split(separator: "/").last.map(String.init) ?? hit.relativePath
+                    let id = name.split(separator: ".").first.map(String.init) ?? name
+                    if !ranked.contains(id) { ranked.append(id) }
+                }
+                let metrics = Self.metrics(ranked, relevant: qrels[query[0]]!)
+                for i in sums.indices { sums[i] += metrics[i] }
+            }
+            return sums.map { $0 / Double(queries.count) }
+        }
+
+        print("| mode | constant | depth | keyword weight | nDCG@10 | Recall@10 | Recall@100 | MRR@10 |")
+        print("|---|---|---|---|---|---|---|---|")
+        func row(_ mode: String, _ c: String, _ depth: String, _ w: String, _ m: [Double]) {
+            let cells = m.map { String(format: "%.4f", $0) }.joined(separator: " | ")
+            print("| \(mode) | \(c) | \(depth) | \(w) | \(cells) |")
+            fflush(stdout)
+        }
+        row("vector", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .vector, limit: 100) })
+        row("keyword", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .keyword, limit: 100) })
+        for constant in constants {
+            for depth in depths {
+                for weight in weights {
+                    let metrics = try evaluate {
+                        SearchRequest(
+                            query: $0, mode: .hybrid, limit: 100, candidateDepth: depth, fusionConstant: constant,
+                            keywordWeight: weight)
+                    }
+                    row("hybrid", String(Int(constant)), String(depth), String(weight), metrics)
+                }
+            }
+        }
+    }
+
+    /// nDCG@10, Recall@10, Recall@100 and MRR@10 of one ranked list of document ids, as score.py computes them.
+    static func metrics(_ ranked: [String], relevant: [String: Int]) -> [Double] {
+        var dcg = 0.0
+        for (i, id) in ranked.prefix(10).enumerated() { dcg += Double(relevant[id] ?? 0) / log2(Double(i + 2)) }
+        let ideal = relevant.values.sorted(by: >).prefix(10).enumerated()
+            .reduce(0.0) { $0 + Double($1.element) / log2(Double($1.offset + 2)) }
+        let mrr = ranked.prefix(10).firstIndex { relevant[$0] != nil }.map { 1.0 / Double($0 + 1) } ?? 0
+        let n = Double(relevant.count)
+        let r10 = Double(Set(ranked.prefix(10)).intersection(relevant.keys).count) / n
+        let r100 = Double(Set(ranked.prefix(100)).intersection(relevant.keys).count) / n
+        return [ideal > 0 ? dcg / ideal : 0, r10, r100, mrr]
+    }
+}
+
