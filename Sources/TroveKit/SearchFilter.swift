@@ -103,7 +103,7 @@ extension SearchFilter {
         let trimmed = text.trimmingWhitespace()
         if let unit = trimmed.last, "hdw".contains(unit), let count = Int64(trimmed.dropLast()), count >= 0 {
             let seconds: Int64 = unit == "h" ? 3600 : unit == "d" ? 86_400 : 604_800
-            return (now - count * seconds) * 1_000_000_000
+            return nanoseconds(now - min(count, 1 << 32) * seconds)
         }
         let parts = trimmed.split(whereSeparator: { $0 == "T" || $0 == " " })
         guard parts.count == 1 || parts.count == 2 else { return nil }
@@ -133,7 +133,13 @@ extension SearchFilter {
         guard seconds != -1 || (year == 1969 && month == 12 && day == 31), fields.tm_mday == day,
             fields.tm_mon == month - 1
         else { return nil }
-        return Int64(seconds) * 1_000_000_000
+        return nanoseconds(Int64(seconds))
+    }
+
+    /// Seconds as nanoseconds, clamped: the year 2999 is past what Int64 nanoseconds reach (2262).
+    private static func nanoseconds(_ seconds: Int64) -> Int64 {
+        let (value, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? (seconds < 0 ? .min : .max) : value
     }
 }
 
