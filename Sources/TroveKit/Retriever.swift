@@ -97,7 +97,7 @@ public final class Retriever {
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
     public init(store: IndexStore) throws {
-        guard let manifest = try store.manifest(), try store.statistics().vectors > 0 else {
+        guard let manifest = try store.manifest(), try store.hasVectors() else {
             throw IndexError.empty(store.path)
         }
         self.store = store
@@ -228,10 +228,10 @@ public final class Retriever {
         return try store.chunkIDs(inDocuments: documents)
     }
 
-    /// The index's vectors, read from the store once.
+    /// The index's vectors, read from the store once (from its flat cache file when that is current).
     public func loadedMatrix() throws -> VectorMatrix {
         if let matrix { return matrix }
-        let vectors = try store.loadVectors()
+        let vectors = try store.loadVectorsCached()
         let loaded = VectorMatrix(dimension: vectors.dimension, rowIDs: vectors.chunkIDs, values: vectors.values)
         matrix = loaded
         return loaded

@@ -84,38 +84,50 @@ enum RelevanceBenchmark {
             vectors += try await embedder.embed(batch).map(VectorMath.normalized)
         }
 
-        func evaluate(_ make: (String) -> SearchRequest) throws -> [Double] {
+        /// Mean nDCG@10, Recall@10, Recall@100 and MRR@10; top-10 metrics from a 10-result search (so the
+        /// candidate depth is what a default search uses), Recall@100 from a 100-result one when `deep` is set.
+        func evaluate(deep: Bool = true, _ make: (String, Int) -> SearchRequest) throws -> [Double?] {
             var sums = [0.0, 0.0, 0.0, 0.0]
             for (query, vector) in zip(queries, vectors) {
-                let request = make(query[1])
-                let hits = try retriever.search(request, queryVector: request.mode == .keyword ? nil : vector)
-                var ranked: [String] = []
-                for hit in hits {
-                    let name = hit.relativePath.split(separator: "/").last.map(String.init) ?? hit.relativePath
-                    let id = name.split(separator: ".").first.map(String.init) ?? name
-                    if !ranked.contains(id) { ranked.append(id) }
+                func ranked(_ limit: Int) throws -> [String] {
+                    let request = make(query[1], limit)
+                    let hits = try retriever.search(request, queryVector: request.mode == .keyword ? nil : vector)
+                    var ids: [String] = []
+                    for hit in hits {
+                        let name = hit.relativePath.split(separator: "/").last.map(String.init) ?? hit.relativePath
+                        let id = name.split(separator: ".").first.map(String.init) ?? name
+                        if !ids.contains(id) { ids.append(id) }
+                    }
+                    return ids
                 }
-                let metrics = Self.metrics(ranked, relevant: qrels[query[0]]!)
-                for i in sums.indices { sums[i] += metrics[i] }
+                let relevant = qrels[query[0]]!
+                let top = Self.metrics(try ranked(10), relevant: relevant)
+                sums[0] += top[0]
+                sums[1] += top[1]
+                sums[3] += top[3]
+                if deep { sums[2] += Self.metrics(try ranked(100), relevant: relevant)[2] }
             }
-            return sums.map { $0 / Double(queries.count) }
+            return sums.enumerated().map { index, sum in
+                index == 2 && !deep ? nil : sum / Double(queries.count)
+            }
         }
 
         print("| mode | constant | depth | keyword weight | nDCG@10 | Recall@10 | Recall@100 | MRR@10 |")
         print("|---|---|---|---|---|---|---|---|")
-        func row(_ mode: String, _ c: String, _ depth: String, _ w: String, _ m: [Double]) {
-            let cells = m.map { String(format: "%.4f", $0) }.joined(separator: " | ")
+        func row(_ mode: String, _ c: String, _ depth: String, _ w: String, _ m: [Double?]) {
+            let cells = m.map { $0.map { String(format: "%.4f", $0) } ?? "-" }.joined(separator: " | ")
             print("| \(mode) | \(c) | \(depth) | \(w) | \(cells) |")
             fflush(stdout)
         }
-        row("vector", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .vector, limit: 100) })
-        row("keyword", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .keyword, limit: 100) })
+        row("vector", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .vector, limit: $1) })
+        row("keyword", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .keyword, limit: $1) })
         for constant in constants {
             for depth in depths {
                 for weight in weights {
-                    let metrics = try evaluate {
+                    // Recall@100 needs 100 results, so only depths of at least 100 report it.
+                    let metrics = try evaluate(deep: depth >= 100) {
                         SearchRequest(
-                            query: $0, mode: .hybrid, limit: 100, candidateDepth: depth, fusionConstant: constant,
+                            query: $0, mode: .hybrid, limit: $1, candidateDepth: depth, fusionConstant: constant,
                             keywordWeight: weight)
                     }
                     row("hybrid", String(Int(constant)), String(depth), String(weight), metrics)

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The matrix of an index as one flat file beside it (`INDEX.vectors`), so a fresh process loads N vectors with
+/// two sequential `read`s straight into the final arrays instead of stepping through N BLOB rows.
+///
+/// Layout: 64-byte header (magic `TROVEVC1`, row count, dimension, chunk count, highest chunk id, all little-endian
+/// UInt64/Int64), then the row ids (Int64), then the rows (Float32), ids ascending. The file is a cache: its key is
+/// (chunk count, highest chunk id, dimension), read from the index without touching a vector. Chunk ids are never
+/// reused and a document's vectors are written with its chunks, so any change of the vectors changes the key; a
+/// stale or unreadable cache is rebuilt from the index, and one that cannot be written is simply not used.
+enum VectorCache {
+    static let magic: UInt64 = 0x3143_5645_564F_5254  // "TROVEVC1" little-endian
+    static let headerSize = 64
+
+    /// What the cache must match.
+    struct Key: Equatable {
+        var dimension: Int
+        var chunkCount: Int
+        var maxChunkID: Int64
+    }
+
+    /// The cached matrix, or nil when the file is missing, stale or damaged.
+    static func read(_ path: String, key: Key) -> StoredVectors? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var header = [UInt64](repeating: 0, count: headerSize / 8)
+        guard header.withUnsafeMutableBytes({ readFully(descriptor, into: $0) }) else { return nil }
+        let count = Int(UInt64(littleEndian: header[1]))
+        let dimension = Int(UInt64(littleEndian: header[2]))
+        guard UInt64(littleEndian: header[0]) == magic, dimension == key.dimension,
+            Int(UInt64(littleEndian: header[3])) == key.chunkCount,
+            Int64(littleEndian: Int64(bitPattern: header[4])) == key.maxChunkID,
+            count <= key.chunkCount
+        else { return nil }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int(info.st_size) == headerSize + count * (8 + 4 * dimension) else {
+            return nil
+        }
+        var ok = true
+        let ids = [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
+            ok = readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = count
+        }
+        // Uninitialized storage: the read is the only pass over the matrix (the copy from the page cache).
+        let values = [Float](unsafeUninitializedCapacity: count * dimension) { buffer, initialized in
+            ok = ok && readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = count * dimension
+        }
+        guard ok else { return nil }
+        return StoredVectors(dimension: dimension, chunkIDs: ids, values: values)
+    }
+
+    /// Writes `vectors` under `key` atomically (a private temporary file renamed over `path`); false on failure.
+    @discardableResult
+    static func write(_ vectors: StoredVectors, key: Key, to path: String) -> Bool {
+        let temporary = path + ".tmp.\(getpid())"
+        // 0600: the vectors are derived from private text, like the index itself.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        var header = [UInt64](repeating: 0, count: headerSize / 8)
+        header[0] = magic.littleEndian
+        header[1] = UInt64(vectors.chunkIDs.count).littleEndian
+        header[2] = UInt64(vectors.dimension).littleEndian
+        header[3] = UInt64(key.chunkCount).littleEndian
+        header[4] = UInt64(bitPattern: key.maxChunkID).littleEndian
+        var ok = header.withUnsafeBytes { writeFully(descriptor, $0) }
+        ok = ok && vectors.chunkIDs.withUnsafeBytes { writeFully(descriptor, $0) }
+        ok = ok && vectors.values.withUnsafeBytes { writeFully(descriptor, $0) }
+        ok = close(descriptor) == 0 && ok
+        if ok, rename(temporary, path) == 0 { return true }
+        unlink(temporary)
+        return false
+    }
+
+    private static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let got = Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
+    }
+
+    private static func writeFully(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let put = Glibc.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+            if put < 0, errno == EINTR { continue }
+            guard put > 0 else { return false }
+            done += put
+        }
+        return true
+    }
+}
+
+extension IndexStore {
+    /// Where the flat copy of the matrix lives.
+    public var vectorCachePath: String { path + ".vectors" }
+
+    /// Whether the index holds any vector, without counting them (a count reads every vector page).
+    public func hasVectors() throws -> Bool {
+        try database.scalarInt("SELECT EXISTS (SELECT 1 FROM vectors)") == 1
+    }
+
+    /// `loadVectors()`, served from the flat cache file when it matches the index, else read from the index and
+    /// the cache rewritten. The key costs two index lookups; no vector page is read on a hit.
+    public func loadVectorsCached() throws -> StoredVectors {
+        let key = try database.transaction(deferred: true) { () throws -> VectorCache.Key? in
+            guard let dimension = try manifest()?.dimension else { return nil }
+            // count(*) walks the small chunks_document_id index; max(id) is one b-tree descent.
+            let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)
+            let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
+            return VectorCache.Key(dimension: dimension, chunkCount: count, maxChunkID: Int64(maxID))
+        }
+        guard let key else { return try loadVectors() }
+        if let cached = VectorCache.read(vectorCachePath, key: key) { return cached }
+        let vectors = try database.transaction(deferred: true) { () throws -> (StoredVectors, VectorCache.Key) in
+            // Key and vectors from one snapshot, so an indexer committing meanwhile cannot mislabel the cache.
+            let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)
+            let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
+            return (try loadVectors(), VectorCache.Key(dimension: key.dimension, chunkCount: count, maxChunkID: Int64(maxID)))
+        }
+        VectorCache.write(vectors.0, key: vectors.1, to: vectorCachePath)
+        return vectors.0
+    }
+}

@@ -1,0 +1,75 @@
+import Testing
+import TroveTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@testable import TroveStore
+
+@Suite("The flat vector cache beside the index")
+struct VectorCacheTests {
+    private func fill(_ store: IndexStore, documents: Range<Int>, dimension: Int = 8) throws {
+        let root = try store.rootID(forPath: "/r")
+        var random = SplitMix64(state: UInt64(documents.lowerBound + 7))
+        try store.inTransaction {
+            for index in documents {
+                let chunks = (0..<3).map { ordinal in
+                    chunk(
+                        ordinal, "text \(index) \(ordinal)",
+                        vector: (0..<dimension).map { _ in Float.random(in: -1...1, using: &random) },
+                        dimension: dimension)
+                }
+                try store.replaceDocument(document(root, "doc\(index).md"), chunks: chunks)
+            }
+        }
+    }
+
+    private func same(_ a: StoredVectors, _ b: StoredVectors) -> Bool {
+        a.dimension == b.dimension && a.chunkIDs == b.chunkIDs && a.values == b.values
+    }
+
+    @Test("the first load writes a private cache; later loads read it and equal the index bit for bit")
+    func roundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory, dimension: 8)
+        try fill(store, documents: 0..<20)
+        let first = try store.loadVectorsCached()
+        #expect(same(first, try store.loadVectors()))
+        #expect(FileSystem.permissions(store.vectorCachePath) == 0o600)
+        let key = VectorCache.Key(dimension: 8, chunkCount: 60, maxChunkID: first.chunkIDs.last!)
+        let cached = try #require(VectorCache.read(store.vectorCachePath, key: key))
+        #expect(same(cached, first))
+        #expect(same(try store.loadVectorsCached(), first))
+    }
+
+    @Test("adding, replacing or removing a document makes the cache stale, and the next load sees the change")
+    func staleness() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory, dimension: 8)
+        try fill(store, documents: 0..<5)
+        _ = try store.loadVectorsCached()
+        try fill(store, documents: 5..<6)
+        #expect(same(try store.loadVectorsCached(), try store.loadVectors()))
+        try fill(store, documents: 2..<3)  // replaced: same count, new ids
+        #expect(same(try store.loadVectorsCached(), try store.loadVectors()))
+        let documents = try store.documents(inRoot: try store.rootID(forPath: "/r"))
+        try store.deleteDocument(id: documents["doc4.md"]!.id)
+        let after = try store.loadVectorsCached()
+        #expect(after.chunkIDs.count == 15)
+        #expect(same(after, try store.loadVectors()))
+    }
+
+    @Test("a truncated or foreign cache file is ignored and rewritten")
+    func damaged() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory, dimension: 8)
+        try fill(store, documents: 0..<4)
+        _ = try store.loadVectorsCached()
+        #expect(truncate(store.vectorCachePath, 100) == 0)
+        #expect(same(try store.loadVectorsCached(), try store.loadVectors()))
+        #expect(FileSystem.size(store.vectorCachePath) == 64 + 12 * (8 + 32))
+        _ = try directory.write("index.sqlite.vectors", "not a cache")
+        #expect(same(try store.loadVectorsCached(), try store.loadVectors()))
+    }
+}
