@@ -167,7 +167,9 @@ public final class Retriever {
             }
             let keywordHits =
                 request.mode == .vector
-                ? [] : try store.keywordSearch(request.query, limit: depth, allowedChunkIDs: allowed)
+                ? []
+                : try store.keywordSearch(
+                    KeywordQuery.meaningfulText(request.query), limit: depth, allowedChunkIDs: allowed)
 
             var candidates: [Candidate]
             switch request.mode {

@@ -16,6 +16,9 @@ let subcommands = [
     Subcommand(
         name: "relevance", summary: "nDCG@10 and recall of vector, keyword and hybrid ranking on a labelled set",
         run: RelevanceBenchmark.main),
+    Subcommand(
+        name: "cold", summary: "fresh-process trove search latency on a synthetic index, with and without the cache",
+        run: ColdBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.

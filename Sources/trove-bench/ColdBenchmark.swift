@@ -1,0 +1,135 @@
+@preconcurrency import Glibc
+import Foundation
+import TroveSearch
+import TroveStore
+import TroveTestSupport
+
+/// `trove-bench cold`: fresh-process `trove search` latency on a synthetic index, with and without the flat vector
+/// cache, against a zero-latency fake Ollama so the query embedding costs one loopback round trip.
+enum ColdBenchmark {
+    static let help = """
+        usage: trove-bench cold --trove PATH [--n 100000] [--d 768] [--runs 7] [--index PATH]
+
+        Builds (or reuses) a synthetic index of N unit vectors of d floats (fixed seed, 10 chunks per document),
+        then times `trove search` as a fresh process, start to exit, median of --runs: vector and hybrid mode,
+        with the flat cache (INDEX.vectors) and without it (one BLOB per row). Prints a Markdown table.
+
+        """
+
+    static func main(_ arguments: [String]) async -> Int32 {
+        var n = 100_000
+        var d = 768
+        var runs = 7
+        var trove: String?
+        var index: String?
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            if flag == "--help" || flag == "-h" {
+                print(help, terminator: "")
+                return 0
+            }
+            guard let value = rest.popFirst() else { return usage("option \(flag) needs a value") }
+            switch (flag, Int(value)) {
+            case ("--n", let v?) where v > 0: n = v
+            case ("--d", let v?) where v > 0: d = v
+            case ("--runs", let v?) where v > 0: runs = v
+            case ("--trove", _): trove = value
+            case ("--index", _): index = value
+            default: return usage("unknown option or bad value: \(flag) \(value)")
+            }
+        }
+        guard let trove else { return usage("--trove PATH (a release build of trove) is required") }
+        let path = index ?? NSTemporaryDirectory() + "/trove-cold-\(n)x\(d).sqlite"
+        do {
+            try build(path, n: n, d: d)
+            let server = try FakeOllamaServer(models: [.embedding("nomic-embed-text", dimension: d)])
+            defer { server.stop() }
+            print("| N × d | mode | vectors from | median ms | min ms |")
+            print("|---|---|---|---|---|")
+            for mode in ["vector", "hybrid"] {
+                for cached in [true, false] {
+                    var times: [Double] = []
+                    for _ in 0..<runs {
+                        if !cached { unlink(path + ".vectors") }
+                        times.append(try timeSearch(trove, index: path, mode: mode, server: server))
+                    }
+                    times.sort()
+                    let label = cached ? "flat cache (2 reads)" : "SQLite BLOB per row"
+                    print("| \(n) × \(d) | \(mode) | \(label) | \(Int(times[times.count / 2])) | \(Int(times[0])) |")
+                    fflush(stdout)
+                    // Leave the cache in place for the next cached rows.
+                    if !cached { _ = try timeSearch(trove, index: path, mode: mode, server: server) }
+                }
+            }
+            return 0
+        } catch {
+            fputs("Error: \(error)\n", stderr)
+            return 1
+        }
+    }
+
+    static func usage(_ message: String) -> Int32 {
+        fputs("Error: \(message)\n\(help)", stderr)
+        return 64
+    }
+
+    /// Writes the synthetic index unless a file of that name already holds N vectors.
+    static func build(_ path: String, n: Int, d: Int) throws {
+        if FileManager.default.fileExists(atPath: path) {
+            let store = try IndexStore(path: path, createIfMissing: false)
+            if try store.statistics().vectors == n { return }
+            unlink(path)
+        }
+        fputs("building \(path): \(n) × \(d) …\n", stderr)
+        let store = try IndexStore(path: path, createIfMissing: true)
+        try store.writeManifest(
+            IndexManifest(
+                embedder: "ollama", model: "nomic-embed-text", modelDigest: nil, dimension: d, chunkerVersion: 1,
+                chunkerParameters: "synthetic", queryPrefix: "search_query: ", documentPrefix: "search_document: "))
+        let root = try store.rootID(forPath: "/synthetic")
+        var rng = BenchRandom(seed: 0xC01D)
+        let perDocument = 10
+        var written = 0
+        while written < n {
+            try store.inTransaction {
+                for _ in 0..<500 where written < n {
+                    let count = min(perDocument, n - written)
+                    let values = rng.unitRows(count, dimension: d)
+                    let chunks = (0..<count).map { ordinal in
+                        NewChunk(
+                            ordinal: ordinal, startLine: ordinal + 1, endLine: ordinal + 1, heading: "",
+                            text: "passage \(written + ordinal) about topic \((written + ordinal) % 997)",
+                            contentHash: "h\(written + ordinal)",
+                            vector: Array(values[(ordinal * d)..<((ordinal + 1) * d)]))
+                    }
+                    try store.replaceDocument(
+                        NewDocument(
+                            rootID: root, path: "doc\(written / perDocument).txt", size: 1,
+                            modifiedNanoseconds: 0, contentHash: "x"),
+                        chunks: chunks)
+                    written += count
+                }
+            }
+        }
+        try store.checkpoint()
+    }
+
+    /// Wall time of one `trove search` process in milliseconds; it must exit 0.
+    static func timeSearch(_ trove: String, index: String, mode: String, server: FakeOllamaServer) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: trove)
+        process.arguments = ["search", "--mode", mode, "--index", index, "-n", "10", "topic passage 42"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["OLLAMA_HOST"] = server.baseURL.absoluteString
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        let start = DispatchTime.now().uptimeNanoseconds
+        try process.run()
+        process.waitUntilExit()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        guard process.terminationStatus == 0 else {
+            throw NSError(domain: "trove search exited \(process.terminationStatus)", code: 1)
+        }
+        return elapsed
+    }
+}
