@@ -69,7 +69,8 @@ public struct SearchRequest: Sendable, Equatable {
         query: String, mode: SearchMode = .hybrid, limit: Int = 10, minScore: Float? = nil,
         filter: SearchFilter = SearchFilter(), groupByDocument: Bool = true,
         candidateDepth: Int = SearchRequest.defaultCandidateDepth,
-        fusionConstant: Double = SearchRequest.defaultFusionConstant, keywordWeight: Double = 1
+        fusionConstant: Double = SearchRequest.defaultFusionConstant,
+        keywordWeight: Double = SearchRequest.defaultKeywordWeight
     ) {
         self.query = query
         self.mode = mode
@@ -85,7 +86,9 @@ public struct SearchRequest: Sendable, Equatable {
     /// Chosen on cranfield with `trove-bench relevance` (BENCHMARKS.md).
     public static let defaultCandidateDepth = 100
     /// Chosen on cranfield with `trove-bench relevance` (BENCHMARKS.md).
-    public static let defaultFusionConstant = 60.0
+    public static let defaultFusionConstant = 10.0
+    /// Chosen on cranfield and the Corpora query set with `trove-bench relevance` (BENCHMARKS.md).
+    public static let defaultKeywordWeight = 0.5
 }
 
 /// Ranks an index's passages against a query by meaning, by keywords, or both.
