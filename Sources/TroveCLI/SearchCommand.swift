@@ -18,6 +18,8 @@ struct SearchCommand: Command {
           -n, --limit N       how many results (default 10)
           --all-chunks        list every matching passage, not only the best one of each document
           --min-score S       leave out passages whose cosine similarity is below S (-1…1; not with keyword)
+          --int8              scan an int8 copy of the vectors, then rescore the best 100 exactly (faster on
+                              large indexes when warm; recall@10 ≥ 0.99 measured, see BENCHMARKS.md)
 
         Filters (applied before ranking, so they never empty a list that has matches):
           --path GLOB         only documents whose path matches; repeatable. A glob without / matches the file
@@ -75,6 +77,7 @@ struct SearchCommand: Command {
             request.minScore = score
         }
         request.groupByDocument = !arguments.flag("--all-chunks")
+        request.quantized = arguments.flag("--int8")
         request.filter = try Self.filter(parsing: &arguments)
         let formats: [(Format, Bool)] = [
             (.files, arguments.flag("-l", "--files")), (.json, arguments.flag("--json")),

@@ -63,6 +63,8 @@ public struct SearchRequest: Sendable, Equatable {
     public var fusionConstant: Double
     /// The keyword ranking's weight in the fusion; the vector ranking's is 1.
     public var keywordWeight: Double
+    /// Scan an int8 copy of the matrix and rescore its best candidates exactly (opt-in; exact by default).
+    public var quantized = false
 
     /// A request; defaults are the measured ones (see BENCHMARKS.md).
     public init(
@@ -97,6 +99,8 @@ public final class Retriever {
     public let manifest: IndexManifest
     /// The vectors, loaded on first use and kept (a warm `trove serve` ranks many queries with one load).
     private var matrix: VectorMatrix?
+    /// The int8 copy, built on the first quantized search and kept.
+    private var quantizedSearcher: QuantizedSearcher?
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
     public init(store: IndexStore) throws {
@@ -160,7 +164,9 @@ public final class Retriever {
                 let searcher = VectorSearcher(matrix: matrix)
                 let floor = request.minScore ?? -.infinity
                 vectorRows =
-                    if let mask {
+                    if request.quantized {
+                        quantized(matrix).search(query: queryVector, k: depth, minScore: floor, allowed: mask)
+                    } else if let mask {
                         searcher.search(query: queryVector, k: depth, minScore: floor, allowed: mask)
                     } else {
                         searcher.search(query: queryVector, k: depth, minScore: floor)
@@ -245,6 +251,14 @@ public final class Retriever {
     /// Forgets the loaded vectors, so the next search reads them again (after the index changed).
     public func reload() {
         matrix = nil
+        quantizedSearcher = nil
+    }
+
+    private func quantized(_ matrix: VectorMatrix) -> QuantizedSearcher {
+        if let quantizedSearcher { return quantizedSearcher }
+        let searcher = QuantizedSearcher(matrix: matrix)
+        quantizedSearcher = searcher
+        return searcher
     }
 
     /// A candidate passage on its way to becoming a hit.

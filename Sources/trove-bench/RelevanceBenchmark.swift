@@ -121,6 +121,24 @@ enum RelevanceBenchmark {
         }
         row("vector", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .vector, limit: $1) })
         row("keyword", "-", "-", "-", try evaluate { SearchRequest(query: $0, mode: .keyword, limit: $1) })
+        row(
+            "vector --int8", "-", "-", "-",
+            try evaluate {
+                var request = SearchRequest(query: $0, mode: .vector, limit: $1)
+                request.quantized = true
+                return request
+            })
+        // Recall@10 of int8 scanning against exact search, passage level.
+        var agreed = 0
+        var total = 0
+        for vector in vectors {
+            let matrix = try retriever.loadedMatrix()
+            let exact = TroveSearch.VectorSearcher(matrix: matrix).search(query: vector, k: 10)
+            let approximate = QuantizedSearcher(matrix: matrix).search(query: vector, k: 10)
+            agreed += Set(exact.map(\.id)).intersection(approximate.map(\.id)).count
+            total += exact.count
+        }
+        fputs("int8 recall@10 against exact (passages): \(Double(agreed) / Double(total))\n", stderr)
         for constant in constants {
             for depth in depths {
                 for weight in weights {

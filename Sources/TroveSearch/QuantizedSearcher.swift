@@ -1,0 +1,98 @@
+@preconcurrency import COpenBLAS
+
+/// Approximate-then-exact ranking: an int8 copy of the matrix (a quarter of the bytes) is scanned first, and the
+/// best `rescoreDepth` rows are rescored exactly in float32, so the returned scores are exact and only the
+/// candidate set is approximate. Opt-in: exact `VectorSearcher` stays the default.
+public struct QuantizedSearcher: Sendable {
+    /// The float matrix, for exact rescoring.
+    public let matrix: VectorMatrix
+    /// Row-major int8 codes: `codes[r*d + j] = round(values[r*d + j] / scales[r])`.
+    let codes: [Int8]
+    /// Per-row scale: the row's largest magnitude divided by 127.
+    let scales: [Float]
+    /// Rows rescored exactly per query, at least k.
+    public var rescoreDepth: Int
+
+    /// Quantizes `matrix` (one pass over it).
+    public init(matrix: VectorMatrix, rescoreDepth: Int = 100) {
+        BLASRuntime.applyDefaultOnce()
+        self.matrix = matrix
+        self.rescoreDepth = rescoreDepth
+        let d = matrix.dimension
+        var scales = [Float](repeating: 0, count: matrix.count)
+        codes = [Int8](unsafeUninitializedCapacity: matrix.count * d) { buffer, initialized in
+            matrix.values.withUnsafeBufferPointer { values in
+                for row in 0..<matrix.count {
+                    let base = row * d
+                    var largest: Float = 0
+                    for j in 0..<d { largest = Swift.max(largest, abs(values[base + j])) }
+                    let scale = largest > 0 ? largest / 127 : 1
+                    scales[row] = scale
+                    for j in 0..<d { buffer[base + j] = Int8((values[base + j] / scale).rounded()) }
+                }
+            }
+            initialized = matrix.count * d
+        }
+        self.scales = scales
+    }
+
+    /// The best `k` rows for a unit-length query, exact scores, best first (ties by ascending id); only rows
+    /// `allowed` permits (all when nil) and scoring at least `minScore`.
+    public func search(query: [Float], k: Int, minScore: Float = -.infinity, allowed: RowMask? = nil) -> [ScoredRow] {
+        let n = matrix.count
+        let d = matrix.dimension
+        precondition(query.count == d, "query has \(query.count) dimensions, expected \(d)")
+        if let allowed { precondition(allowed.count == n, "mask covers \(allowed.count) rows, matrix has \(n)") }
+        guard k > 0, n > 0, d > 0 else { return [] }
+        let largest = query.reduce(Float(0)) { Swift.max($0, abs($1)) }
+        let queryScale = largest > 0 ? largest / 127 : 1
+        let queryCodes = query.map { Int8(($0 / queryScale).rounded()) }
+
+        // Approximate pass: integer dot products, then the row and query scales.
+        var candidates = TopK(capacity: Swift.min(n, Swift.max(k, rescoreDepth)))
+        let block = 4096
+        var scores = [Float](repeating: 0, count: block)
+        codes.withUnsafeBufferPointer { codes in
+            queryCodes.withUnsafeBufferPointer { q in
+                scales.withUnsafeBufferPointer { scales in
+                    scores.withUnsafeMutableBufferPointer { scores in
+                        var start = 0
+                        while start < n {
+                            let rows = Swift.min(block, n - start)
+                            for r in 0..<rows {
+                                let row = codes.baseAddress! + (start + r) * d
+                                scores[r] = Float(Self.dot(row, q.baseAddress!, d)) * scales[start + r] * queryScale
+                            }
+                            // Row positions serve as ids here; the exact pass maps them to row ids.
+                            for r in 0..<rows where allowed?[start + r] ?? true {
+                                candidates.offer(ScoredRow(id: Int64(start + r), score: scores[r]))
+                            }
+                            start += rows
+                        }
+                    }
+                }
+            }
+        }
+        // Exact pass over the candidates only.
+        var top = TopK(capacity: Swift.min(k, n))
+        matrix.values.withUnsafeBufferPointer { values in
+            query.withUnsafeBufferPointer { query in
+                for candidate in candidates.heap {
+                    let row = Int(candidate.id)
+                    let score = cblas_sdot(Int32(d), values.baseAddress! + row * d, 1, query.baseAddress!, 1)
+                    if score >= minScore { top.offer(ScoredRow(id: matrix.rowIDs[row], score: score)) }
+                }
+            }
+        }
+        return top.sortedBestFirst()
+    }
+
+    /// Σ a[i]·b[i] in Int32; wrapping arithmetic lets the compiler vectorize (|a·b| ≤ 127² · d never overflows
+    /// for d < 133 000).
+    @inline(__always)
+    static func dot(_ a: UnsafePointer<Int8>, _ b: UnsafePointer<Int8>, _ count: Int) -> Int32 {
+        var sum: Int32 = 0
+        for i in 0..<count { sum &+= Int32(truncatingIfNeeded: a[i]) &* Int32(truncatingIfNeeded: b[i]) }
+        return sum
+    }
+}

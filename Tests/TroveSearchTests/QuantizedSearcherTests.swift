@@ -1,0 +1,47 @@
+import Testing
+import TroveSearch
+
+@Suite("Int8 scanning with exact rescoring")
+struct QuantizedSearcherTests {
+    @Test("recall@10 against exact search is at least 0.99 on random unit vectors", arguments: [64, 384])
+    func recall(dimension: Int) {
+        var rng = SplitMix64(seed: UInt64(dimension))
+        let n = 5_000
+        let matrix = VectorMatrix(
+            dimension: dimension, rowIDs: (0..<n).map { Int64($0 * 2) },
+            values: (0..<n).flatMap { _ in rng.unitVector(dimension: dimension) })
+        let exact = VectorSearcher(matrix: matrix)
+        let quantized = QuantizedSearcher(matrix: matrix)
+        var found = 0
+        let queries = 50
+        for _ in 0..<queries {
+            let query = rng.unitVector(dimension: dimension)
+            let truth = exact.search(query: query, k: 10)
+            let approximate = quantized.search(query: query, k: 10)
+            found += Set(truth.map(\.id)).intersection(approximate.map(\.id)).count
+            // Scores are exact: every returned row carries its float32 score.
+            for row in approximate {
+                #expect(abs(row.score - matrix.score(ofID: row.id, query: query)!) < 1e-5)
+            }
+        }
+        #expect(Double(found) / Double(queries * 10) >= 0.99)
+    }
+
+    @Test("a mask and a score floor hold, as in exact search")
+    func maskAndFloor() {
+        var rng = SplitMix64(seed: 5)
+        let n = 1_000
+        let d = 32
+        let matrix = VectorMatrix(
+            dimension: d, rowIDs: (0..<n).map(Int64.init), values: (0..<n).flatMap { _ in rng.unitVector(dimension: d) })
+        let allowed = RowMask((0..<n).map { $0 % 7 == 0 })
+        let query = rng.unitVector(dimension: d)
+        let hits = QuantizedSearcher(matrix: matrix).search(query: query, k: 10, minScore: 0.1, allowed: allowed)
+        #expect(!hits.isEmpty)
+        #expect(hits.allSatisfy { $0.id % 7 == 0 && $0.score >= 0.1 })
+        let exact = VectorSearcher(matrix: matrix).search(query: query, k: 10, minScore: 0.1, allowed: allowed)
+        // Same rows; scores equal up to float rounding (sdot and sgemv may sum in another order).
+        #expect(hits.map(\.id) == exact.map(\.id))
+        #expect(zip(hits, exact).allSatisfy { abs($0.score - $1.score) < 1e-5 })
+    }
+}
