@@ -36,6 +36,7 @@ struct SearchCommand: Command {
           --jsonl             print one hit object per line
           --explain           add vector score (cosine), keyword score (BM25), their ranks and the fused score
           --model NAME        must match the model the index was built with (it is read from the index)
+          --cold              search on its own even when a `trove serve` for the index is running
         \(CommonOptions.help)
 
         Scores: hybrid shows the fused score (1 = first in both rankings), vector the cosine similarity,
@@ -56,6 +57,7 @@ struct SearchCommand: Command {
     var format = Format.text
     var explain: Bool
     var model: String?
+    var cold: Bool
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
@@ -88,6 +90,7 @@ struct SearchCommand: Command {
         format = chosen.first ?? .text
         explain = arguments.flag("--explain")
         model = try arguments.value("--model")
+        cold = arguments.flag("--cold")
         request.query = try arguments.positionals().joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !request.query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
     }
@@ -109,29 +112,45 @@ struct SearchCommand: Command {
         return filter
     }
 
+    /// The one place search (and `trove serve`) chooses its embedder; keyword mode never calls it.
+    static func embedder(_ settings: Settings, model: String) -> any Embedder {
+        OllamaEmbedder(client: settings.client, model: model)
+    }
+
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
+        // A running `trove serve` answers without loading the vectors; anything unusual (no server, an error, no
+        // hits to explain, a --model to check) goes the cold way, which also gives errors their exit codes.
+        if !cold, model == nil, let answer = WarmSearch.ask(request, indexPath: settings.indexPath),
+            let hits = answer.hits, let model = answer.model, !hits.isEmpty
+        {
+            try print(hits, model: model, console)
+            return ExitCode.success
+        }
         let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
         let retriever = try Retriever(store: store)
         try retriever.checkRequestedModel(model)
-        // The one place search chooses its embedder; keyword mode never calls it.
-        let embedder = OllamaEmbedder(client: settings.client, model: retriever.manifest.model)
         let hits: [SearchHit]
         do {
-            hits = try await retriever.search(request, embedder: embedder)
+            hits = try await retriever.search(request, embedder: Self.embedder(settings, model: retriever.manifest.model))
         } catch let error as SearchFilterError {
             throw UsageError(error.message)
         }
+        try print(hits, model: retriever.manifest.model, console)
+        if hits.isEmpty { console.log(try emptyMessage(retriever)) }
+        return ExitCode.success
+    }
+
+    private func print(_ hits: [SearchHit], model: String, _ console: Console) throws {
         let formatter = HitFormatter(
             query: request.query, color: console.usesColor, currentDirectory: FileManager.default.currentDirectoryPath,
             explain: explain)
         switch format {
         case .json:
             let result = SearchOutput(
-                query: request.query, model: retriever.manifest.model, mode: request.mode.rawValue,
+                query: request.query, model: model, mode: request.mode.rawValue,
                 hits: hits.map { SearchOutput.Hit($0, explain: explain) })
             console.print(try JSONOutput.encode(result))
-            return ExitCode.success
         case .jsonl:
             for hit in hits { console.print(try JSONOutput.encode(SearchOutput.Hit(hit, explain: explain))) }
         case .files:
@@ -140,8 +159,6 @@ struct SearchCommand: Command {
         case .text:
             for hit in hits { console.print(formatter.format(hit)) }
         }
-        if hits.isEmpty { console.log(try emptyMessage(retriever)) }
-        return ExitCode.success
     }
 
     /// Why nothing was found, in words.

@@ -2,7 +2,7 @@ import TroveSearch
 import TroveStore
 
 /// One passage found by a search.
-public struct SearchHit: Sendable, Equatable {
+public struct SearchHit: Sendable, Equatable, Codable {
     /// 1-based position in the results.
     public var rank: Int
     public var chunkID: Int64
@@ -36,7 +36,7 @@ public struct SearchHit: Sendable, Equatable {
 }
 
 /// How passages are ranked.
-public enum SearchMode: String, Sendable, CaseIterable {
+public enum SearchMode: String, Sendable, CaseIterable, Codable {
     /// Vector and keyword rankings fused with Reciprocal Rank Fusion.
     case hybrid
     /// Cosine similarity of embeddings only.
@@ -46,7 +46,7 @@ public enum SearchMode: String, Sendable, CaseIterable {
 }
 
 /// What to search for and how.
-public struct SearchRequest: Sendable, Equatable {
+public struct SearchRequest: Sendable, Equatable, Codable {
     public var query: String
     public var mode: SearchMode
     /// How many results (documents, or passages with `groupByDocument` off).

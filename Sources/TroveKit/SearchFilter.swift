@@ -4,7 +4,7 @@ import TroveStore
 
 /// Which documents a search may return, decided before any ranking so top-k is taken among them only.
 /// Kinds of condition combine with AND; the values of one kind (several globs, extensions, roots) with OR.
-public struct SearchFilter: Sendable, Equatable {
+public struct SearchFilter: Sendable, Equatable, Codable {
     /// Globs over the document path: without `/` a glob matches the file name or any folder name in the path
     /// (`*.md`, `engineering`); with `/` it matches from the start of the path relative to its indexed folder,
     /// and a match of leading folders includes everything inside (`notes/retros`, `howto/*.rst`, `**/2024-*`);

@@ -104,6 +104,13 @@ extension IndexStore {
     /// Where the flat copy of the matrix lives.
     public var vectorCachePath: String { path + ".vectors" }
 
+    /// Changes whenever the index's chunks (and so its vectors) change: their count and highest id, ids never being
+    /// reused. Two index lookups; `trove serve` compares it before each search to know when to reload.
+    public func contentVersion() throws -> [Int64] {
+        [try database.scalarInt("SELECT count(*) FROM chunks") ?? 0,
+         try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0]
+    }
+
     /// Whether the index holds any vector, without counting them (a count reads every vector page).
     public func hasVectors() throws -> Bool {
         try database.scalarInt("SELECT EXISTS (SELECT 1 FROM vectors)") == 1

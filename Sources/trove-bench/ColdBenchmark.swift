@@ -12,7 +12,8 @@ enum ColdBenchmark {
 
         Builds (or reuses) a synthetic index of N unit vectors of d floats (fixed seed, 10 chunks per document),
         then times `trove search` as a fresh process, start to exit, median of --runs: vector and hybrid mode,
-        with the flat cache (INDEX.vectors) and without it (one BLOB per row). Prints a Markdown table.
+        with the flat cache (INDEX.vectors), without it (one BLOB per row), and answered by a running
+        `trove serve`. Prints a Markdown table.
 
         """
 
@@ -60,6 +61,28 @@ enum ColdBenchmark {
                     // Leave the cache in place for the next cached rows.
                     if !cached { _ = try timeSearch(trove, index: path, mode: mode, server: server) }
                 }
+            }
+            // The same searches answered by a running `trove serve` (vectors already in its memory).
+            let serve = Process()
+            serve.executableURL = URL(fileURLWithPath: trove)
+            serve.arguments = ["serve", "--index", path]
+            var environment = ProcessInfo.processInfo.environment
+            environment["OLLAMA_HOST"] = server.baseURL.absoluteString
+            serve.environment = environment
+            serve.standardError = FileHandle.nullDevice
+            try serve.run()
+            defer {
+                serve.terminate()
+                serve.waitUntilExit()
+            }
+            for _ in 0..<600 where !FileManager.default.fileExists(atPath: path + ".sock") { usleep(50_000) }
+            for mode in ["vector", "hybrid"] {
+                var times: [Double] = []
+                _ = try timeSearch(trove, index: path, mode: mode, server: server)
+                for _ in 0..<runs { times.append(try timeSearch(trove, index: path, mode: mode, server: server)) }
+                times.sort()
+                print("| \(n) × \(d) | \(mode) | trove serve (warm) | \(Int(times[times.count / 2])) | \(Int(times[0])) |")
+                fflush(stdout)
             }
             return 0
         } catch {

@@ -1,0 +1,58 @@
+import Foundation
+import TroveKit
+import TroveStore
+
+/// `trove serve`: keeps an index's vectors in memory and answers `trove search` over a Unix socket.
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let abstract = "Keep an index loaded so searches answer without reading it again."
+    static let usage = "trove serve [options]"
+    static let details = """
+        Loads the index's vectors once and answers searches on a Unix socket beside it (INDEX.sock, mode 0600)
+        until stopped with Ctrl-C. While it runs, `trove search` on the same index asks it instead of loading
+        the vectors itself, and falls back to searching on its own when it is not running. Before each search it
+        checks whether the index changed (a `trove index` run) and reloads if so.
+
+        Options:
+        \(CommonOptions.help)
+
+        Examples:
+          trove serve &
+          trove search "rotate the api key"      # answered by the running server
+        """
+
+    var common: CommonOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        common = try CommonOptions(parsing: &arguments)
+        if let extra = try arguments.positionals().first { throw UsageError("unexpected argument '\(extra)'") }
+    }
+
+    func run(_ console: Console) async throws -> Int32 {
+        let settings = try Settings(common, environment: console.environment)
+        let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
+        var retriever = try Retriever(store: store)
+        _ = try retriever.loadedMatrix()
+        var version = try store.contentVersion()
+        let socket = WarmSearch.socketPath(forIndex: settings.indexPath)
+        try await WarmSearch.serve(
+            indexPath: settings.indexPath,
+            ready: { console.log("serving \(settings.indexPath) on \(socket); Ctrl-C stops") }
+        ) { request in
+            do {
+                let now = try store.contentVersion()
+                if now != version {
+                    console.log("the index changed: reloading")
+                    retriever = try Retriever(store: store)
+                    version = now
+                }
+                let embedder = SearchCommand.embedder(settings, model: retriever.manifest.model)
+                return WarmSearch.Response(
+                    hits: try await retriever.search(request, embedder: embedder), model: retriever.manifest.model)
+            } catch {
+                return WarmSearch.Response(error: String(describing: error))
+            }
+        }
+        return ExitCode.success
+    }
+}

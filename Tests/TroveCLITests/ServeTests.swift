@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TroveTestSupport
+
+/// A `trove serve` child process, stopped (SIGTERM) when the test is done.
+final class ServeProcess: @unchecked Sendable {  // only touched by the test that owns it, one call at a time
+    let process = Process()
+    let errorFile: String
+
+    init(environment: [String: String], folder: TemporaryDirectory) throws {
+        errorFile = folder.path + "/serve.log"
+        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+        process.executableURL = troveExecutable
+        process.arguments = ["serve"]
+        process.environment = environment.merging(["HOME": NSTemporaryDirectory(), "SWIFT_BACKTRACE": "enable=no"]) {
+            $1
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: errorFile)
+        try process.run()
+    }
+
+    var log: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+@Suite("trove serve keeps the index loaded")
+struct ServeTests {
+    @Test("search answers through a running server, which reloads after the index changes; without it, search is cold")
+    func warmAndReload() async throws {
+        let ollama = try rankingServer()
+        let folder = try TemporaryDirectory()
+        let index = folder.path + "/i.sqlite"
+        let environment = ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": index]
+        let indexed = await trove(["index", corpora], index: index, server: ollama)
+        try #require(indexed.status == 0)
+        let cold = await trove(["search", "--json", "--explain", "git rebase autosquash"], index: index, server: ollama)
+
+        let server = try ServeProcess(environment: environment, folder: folder)
+        defer { server.stop() }
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: index + ".sock") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(server.log.hasPrefix("serving \(index) on \(index).sock"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: index + ".sock")
+        #expect((attributes[.posixPermissions] as? Int ?? 0) & 0o077 == 0)
+
+        let warm = await trove(["search", "--json", "--explain", "git rebase autosquash"], index: index, server: ollama)
+        #expect(warm.status == 0)
+        #expect(warm.output == cold.output)
+
+        let notes = try TemporaryDirectory()
+        _ = try notes.write("kayak.md", "# Kayaks\n\nThe kayak paddle feathering angle matters.\n")
+        let added = await trove(["index", notes.path], index: index, server: ollama)
+        try #require(added.status == 0)
+        let after = await trove(["search", "-l", "-n", "1", "kayak paddle feathering"], index: index, server: ollama)
+        #expect(after.output == notes.path + "/kayak.md\n")
+        #expect(server.log.contains("the index changed: reloading"))
+
+        server.stop()
+        let fallback = await trove(["search", "-l", "-n", "1", "kayak paddle feathering"], index: index, server: ollama)
+        #expect(fallback.status == 0)
+        #expect(fallback.output == notes.path + "/kayak.md\n")
+    }
+}
