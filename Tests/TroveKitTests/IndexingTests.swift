@@ -310,3 +310,39 @@ struct FingerprintTests {
         #expect(after.chunksEmbedded == 0)
     }
 }
+
+@Suite("Files that change under the indexer")
+struct ChangingFilesTests {
+    @Test("a file that vanishes between the crawl and its reading is skipped and reported, not fatal")
+    func vanishingFile() async throws {
+        let fixture = try IndexingFixture()
+        try fixture.write("stays.md", "# Stays\n\nhere\n")
+        try fixture.write("vanishes.md", "# Gone\n\nsoon\n")
+        let notes = fixture.notes
+        let (summary, lines) = try await fixture.index { event in
+            if case .crawled = event { try? FileManager.default.removeItem(atPath: notes + "/vanishes.md") }
+        }
+        #expect(summary.newDocuments == 1)
+        #expect(summary.skippedReasons == ["unreadable": 1])
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("skipped vanishes.md: cannot read (") == true)
+    }
+
+    @Test("a file rewritten between the crawl and its reading is picked up again by the next run")
+    func changingFile() async throws {
+        let fixture = try IndexingFixture()
+        try fixture.write("a.md", "# A\n\nfirst version\n")
+        let notes = fixture.notes
+        _ = try await fixture.index { event in
+            if case .crawled = event {
+                try? "# A\n\nsecond, longer version of the text\n".write(
+                    toFile: notes + "/a.md", atomically: false, encoding: .utf8)
+            }
+        }
+        // The stored stat is the crawl's, older than the content: the next run looks again and stays consistent.
+        let again = try await fixture.index().summary
+        #expect(again.unchangedDocuments == 1)
+        #expect(again.chunksEmbedded == 0)
+        #expect(try fixture.rows().first?.text.contains("second, longer version") == true)
+    }
+}
