@@ -87,12 +87,13 @@ struct ProcessTests {
     @Test("Ctrl-C finishes the current batch, prints what was done, and exits 130; a rerun completes the index")
     func interrupt() async throws {
         let server = try FakeOllamaServer()
-        server.fault = .delay(milliseconds: 60)
+        // 160 requests of 200 ms: far longer than the wait for the signal, even on a loaded machine.
+        server.fault = .delay(milliseconds: 200)
         let folder = try TemporaryDirectory()
         let notes = try writeNotes(40, in: folder)
         let index = folder.path + "/i.sqlite"
         let environment = ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": index]
-        let child = try Child(["index", "--batch", "2", "--jobs", "1", notes], environment: environment, logs: index)
+        let child = try Child(["index", "--batch", "1", "--jobs", "1", notes], environment: environment, logs: index)
         #expect(await eventually { server.embeddedInputCount >= 6 })
         child.signal(SIGINT)
         let run = await child.wait()
@@ -115,7 +116,7 @@ struct ProcessTests {
     @Test("kill -9 at random moments never corrupts the index, and a rerun reaches the uninterrupted result")
     func killNine() async throws {
         let server = try FakeOllamaServer()
-        server.fault = .delay(milliseconds: 3)
+        server.fault = .delay(milliseconds: 10)
         let folder = try TemporaryDirectory()
         let notes = try writeNotes(60, in: folder)
         let host = ["OLLAMA_HOST": server.baseURL.absoluteString]
@@ -130,7 +131,7 @@ struct ProcessTests {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000) % 100_000
         var generator = SplitMix(seed: seed)
         var partial = 0
-        for trial in 0..<20 {
+        for trial in 0..<16 {
             let index = folder.path + "/trial\(trial).sqlite"
             let environment = host.merging(["TROVE_INDEX": index]) { $1 }
             let child = try Child(["index", "--batch", "4", notes], environment: environment, logs: index)
@@ -151,7 +152,7 @@ struct ProcessTests {
             #expect(try sameContents(index, reference), "\(context)")
         }
         // The kills must have landed mid-run for the test to mean anything.
-        #expect(partial >= 2, "seed \(seed): only \(partial) of 20 kills left a partly built index")
+        #expect(partial >= 1, "seed \(seed): none of 16 kills left a partly built index")
     }
 
     @Test("search works while index writes, from another process, and never sees a locked database")
