@@ -82,7 +82,7 @@ func sameContents(_ left: String, _ right: String) throws -> Bool {
         == IndexStore(path: right, createIfMissing: false).contentRows()
 }
 
-@Suite("trove index as a process: signals, crashes and concurrent readers")
+@Suite("trove index as a process: signals, crashes and concurrent readers", .serialized)
 struct ProcessTests {
     @Test("Ctrl-C finishes the current batch, prints what was done, and exits 130; a rerun completes the index")
     func interrupt() async throws {
@@ -131,7 +131,7 @@ struct ProcessTests {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000) % 100_000
         var generator = SplitMix(seed: seed)
         var partial = 0
-        for trial in 0..<16 {
+        for trial in 0..<10 {
             let index = folder.path + "/trial\(trial).sqlite"
             let environment = host.merging(["TROVE_INDEX": index]) { $1 }
             let child = try Child(["index", "--batch", "4", notes], environment: environment, logs: index)
@@ -152,7 +152,7 @@ struct ProcessTests {
             #expect(try sameContents(index, reference), "\(context)")
         }
         // The kills must have landed mid-run for the test to mean anything.
-        #expect(partial >= 1, "seed \(seed): none of 16 kills left a partly built index")
+        #expect(partial >= 1, "seed \(seed): none of 10 kills left a partly built index")
     }
 
     @Test("search works while index writes, from another process, and never sees a locked database")
