@@ -3,7 +3,10 @@ public enum Launcher {
     public static let version = "0.1.0"
 
     static var commands: [any Command.Type] {
-        [IndexCommand.self, SearchCommand.self, StatusCommand.self, DoctorCommand.self, ServeCommand.self]
+        [
+            IndexCommand.self, SearchCommand.self, StatusCommand.self, DoctorCommand.self, ForgetCommand.self,
+            VacuumCommand.self, ServeCommand.self,
+        ]
     }
 
     /// Runs one invocation; `arguments` excludes the program name. Returns the exit status.

@@ -31,6 +31,21 @@ public struct SearchHit: Sendable, Equatable, Codable {
     /// Reciprocal Rank Fusion score, 0…1 (hybrid mode only).
     public var fusedScore: Double? = nil
 
+    public init(
+        rank: Int, chunkID: Int64, rootPath: String, relativePath: String, startLine: Int, endLine: Int,
+        heading: String, score: Float, text: String
+    ) {
+        self.rank = rank
+        self.chunkID = chunkID
+        self.rootPath = rootPath
+        self.relativePath = relativePath
+        self.startLine = startLine
+        self.endLine = endLine
+        self.heading = heading
+        self.score = score
+        self.text = text
+    }
+
     /// The document's absolute path.
     public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
 }
@@ -280,11 +295,17 @@ public final class Retriever {
         if !missing.isEmpty { documents.merge(try store.documentIDs(ofChunks: missing)) { $1 } }
         return winners.compactMap { winner -> SearchHit? in
             guard let chunk = chunks[winner.id] else { return nil }
-            return SearchHit(
-                rank: 0, chunkID: winner.id, documentID: documents[winner.id] ?? 0, rootPath: chunk.rootPath,
-                relativePath: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, heading: chunk.heading,
-                score: winner.score, text: chunk.text, vectorScore: winner.vectorScore, vectorRank: winner.vectorRank,
-                keywordScore: winner.keywordScore, keywordRank: winner.keywordRank, fusedScore: winner.fusedScore)
+            var hit = SearchHit(
+                rank: 0, chunkID: winner.id, rootPath: chunk.rootPath, relativePath: chunk.path,
+                startLine: chunk.startLine, endLine: chunk.endLine, heading: chunk.heading, score: winner.score,
+                text: chunk.text)
+            hit.documentID = documents[winner.id] ?? 0
+            hit.vectorScore = winner.vectorScore
+            hit.vectorRank = winner.vectorRank
+            hit.keywordScore = winner.keywordScore
+            hit.keywordRank = winner.keywordRank
+            hit.fusedScore = winner.fusedScore
+            return hit
         }.enumerated().map { offset, hit in
             var hit = hit
             hit.rank = offset + 1
