@@ -40,6 +40,14 @@ DIMS=$(echo "$CONFIGS" | tr ',' '\n' | cut -dx -f2 | sort -un | paste -sd,)
     echo
     .build/release/trove-bench search --sizes "$SIZES" --dims "$DIMS" --threads 1,2 --queries 100
     echo
+    # OpenBLAS 0.3.21 falls back to its Prescott kernel on CPUs it does not know; trove serve fixes that by
+    # restarting itself with OPENBLAS_CORETYPE (see BENCHMARKS.md), so measure that kernel too.
+    CORE=$(grep -qw avx512f /proc/cpuinfo && echo SkylakeX || echo Haswell)
+    echo "## Trove with OPENBLAS_CORETYPE=$CORE"
+    echo
+    OPENBLAS_CORETYPE=$CORE .build/release/trove-bench search --sizes "$SIZES" --dims "$DIMS" --threads 1,2 \
+        --queries 100
+    echo
     echo "## Cold trove search (trove-bench cold --n 100000 --d 768)"
     echo
     .build/release/trove-bench cold --trove .build/release/trove --n 100000 --d 768 --runs 5

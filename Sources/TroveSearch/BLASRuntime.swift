@@ -33,6 +33,13 @@ public enum BLASRuntime {
         kernel == "Prescott" && cpuHasAVX2
     }
 
+    /// The `OPENBLAS_CORETYPE` that fixes a fallback kernel on this CPU (`SkylakeX` with AVX-512, else `Haswell`),
+    /// or nil when the kernel in use is fine.
+    public static var suggestedCoreType: String? {
+        guard isFallbackKernel else { return nil }
+        return cpuFlags.contains("avx512f") ? "SkylakeX" : "Haswell"
+    }
+
     /// OpenBLAS's build description and the kernel in use, for benchmark and `doctor` output.
     public static var configuration: String {
         // The build string names the baseline core of Debian's DYNAMIC_ARCH build, not the one in use.
@@ -54,14 +61,17 @@ public enum BLASRuntime {
         return true
     }()
 
-    private static var cpuHasAVX2: Bool {
-        guard let file = fopen("/proc/cpuinfo", "r") else { return false }
+    private static var cpuHasAVX2: Bool { cpuFlags.contains("avx2") }
+
+    /// The first `flags` line of /proc/cpuinfo, split.
+    private static var cpuFlags: [Substring] {
+        guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 8192)
         while fgets(&line, Int32(line.count), file) != nil {
             let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("flags") { return text.split(separator: " ").contains("avx2") }
+            if text.hasPrefix("flags") { return text.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
         }
-        return false
+        return []
     }
 }
