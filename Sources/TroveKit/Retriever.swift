@@ -147,19 +147,27 @@ public final class Retriever {
 
     /// The query's embedding, unit length; checked against the index's dimension.
     public func embed(query: String, embedder: any Embedder) async throws -> [Float] {
-        guard let raw = try await embedder.embed([manifest.queryPrefix + query]).first else {
-            throw IndexError.dimension(expected: manifest.dimension, got: 0, model: embedder.model)
-        }
-        guard raw.count == manifest.dimension else {
-            throw IndexError.dimension(expected: manifest.dimension, got: raw.count, model: embedder.model)
-        }
-        return VectorMath.normalized(raw)
+        try checkedQuery(try await embedder.embed([manifest.queryPrefix + query]).first, model: embedder.model)
     }
 
     /// The results for `request`, best first. The embedder is not called in keyword mode.
     public func search(_ request: SearchRequest, embedder: any Embedder) async throws -> [SearchHit] {
-        let vector = request.mode == .keyword ? nil : try await embed(query: request.query, embedder: embedder)
+        guard request.mode != .keyword else { return try search(request, queryVector: nil) }
+        // The embedding is a round trip to the model server; load the vectors meanwhile instead of after it.
+        let text = manifest.queryPrefix + request.query
+        async let raw = embedder.embed([text])
+        let loaded: Result<VectorMatrix, any Error> = Result { try loadedMatrix() }
+        let vector = try checkedQuery(try await raw.first, model: embedder.model)
+        _ = try loaded.get()
         return try search(request, queryVector: vector)
+    }
+
+    /// Checks an embedding's length against the index and normalizes it.
+    private func checkedQuery(_ raw: [Float]?, model: String) throws -> [Float] {
+        guard let raw, raw.count == manifest.dimension else {
+            throw IndexError.dimension(expected: manifest.dimension, got: raw?.count ?? 0, model: model)
+        }
+        return VectorMath.normalized(raw)
     }
 
     /// The results for `request` with the query already embedded (`queryVector` nil only in keyword mode).
