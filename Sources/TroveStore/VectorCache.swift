@@ -7,11 +7,12 @@
 /// The matrix of an index as one flat file beside it (`INDEX.vectors`), so a fresh process loads N vectors with
 /// two sequential `read`s straight into the final arrays instead of stepping through N BLOB rows.
 ///
-/// Layout: 64-byte header (magic `TROVEVC1`, row count, dimension, chunk count, highest chunk id, all little-endian
-/// UInt64/Int64), then the row ids (Int64), then the rows (Float32), ids ascending. The file is a cache: its key is
-/// (chunk count, highest chunk id, dimension), read from the index without touching a vector. Chunk ids are never
-/// reused and a document's vectors are written with its chunks, so any change of the vectors changes the key; a
-/// stale or unreadable cache is rebuilt from the index, and one that cannot be written is simply not used.
+/// Layout: 64-byte header (magic `TROVEVC1`, row count, dimension, chunk count, highest chunk id, fingerprint hash,
+/// index inode, all little-endian 64-bit), then the row ids (Int64), then the rows (Float32), ids ascending. The file
+/// is a cache: its key is read from the index without touching a vector. Chunk ids are never reused within an index
+/// and a document's vectors are written with its chunks, so any change of the vectors changes the count or the
+/// highest id; the fingerprint (model, digest, chunker, prefixes) and the index file's inode catch an index deleted
+/// and rebuilt at the same path. A stale or unreadable cache is rebuilt, one that cannot be written is not used.
 enum VectorCache {
     static let magic: UInt64 = 0x3143_5645_564F_5254  // "TROVEVC1" little-endian
     static let headerSize = 64
@@ -21,6 +22,10 @@ enum VectorCache {
         var dimension: Int
         var chunkCount: Int
         var maxChunkID: Int64
+        /// FNV-1a of the manifest's model, digest, chunker and prefixes.
+        var fingerprint: UInt64 = 0
+        /// The index file's inode.
+        var inode: UInt64 = 0
     }
 
     /// The cached matrix, or nil when the file is missing, stale or damaged.
@@ -35,6 +40,7 @@ enum VectorCache {
         guard UInt64(littleEndian: header[0]) == magic, dimension == key.dimension,
             Int(UInt64(littleEndian: header[3])) == key.chunkCount,
             Int64(littleEndian: Int64(bitPattern: header[4])) == key.maxChunkID,
+            UInt64(littleEndian: header[5]) == key.fingerprint, UInt64(littleEndian: header[6]) == key.inode,
             count <= key.chunkCount
         else { return nil }
         var info = stat()
@@ -68,6 +74,8 @@ enum VectorCache {
         header[2] = UInt64(vectors.dimension).littleEndian
         header[3] = UInt64(key.chunkCount).littleEndian
         header[4] = UInt64(bitPattern: key.maxChunkID).littleEndian
+        header[5] = key.fingerprint.littleEndian
+        header[6] = key.inode.littleEndian
         var ok = header.withUnsafeBytes { writeFully(descriptor, $0) }
         ok = ok && vectors.chunkIDs.withUnsafeBytes { writeFully(descriptor, $0) }
         ok = ok && vectors.values.withUnsafeBytes { writeFully(descriptor, $0) }
@@ -119,22 +127,32 @@ extension IndexStore {
     /// `loadVectors()`, served from the flat cache file when it matches the index, else read from the index and
     /// the cache rewritten. The key costs two index lookups; no vector page is read on a hit.
     public func loadVectorsCached() throws -> StoredVectors {
-        let key = try database.transaction(deferred: true) { () throws -> VectorCache.Key? in
-            guard let dimension = try manifest()?.dimension else { return nil }
-            // count(*) walks the small chunks_document_id index; max(id) is one b-tree descent.
-            let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)
-            let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
-            return VectorCache.Key(dimension: dimension, chunkCount: count, maxChunkID: Int64(maxID))
+        guard let key = try database.transaction(deferred: true, { try vectorCacheKey() }) else {
+            return try loadVectors()
         }
-        guard let key else { return try loadVectors() }
         if let cached = VectorCache.read(vectorCachePath, key: key) { return cached }
-        let vectors = try database.transaction(deferred: true) { () throws -> (StoredVectors, VectorCache.Key) in
-            // Key and vectors from one snapshot, so an indexer committing meanwhile cannot mislabel the cache.
-            let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)
-            let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
-            return (try loadVectors(), VectorCache.Key(dimension: key.dimension, chunkCount: count, maxChunkID: Int64(maxID)))
-        }
-        VectorCache.write(vectors.0, key: vectors.1, to: vectorCachePath)
-        return vectors.0
+        // Key and vectors from one snapshot, so an indexer committing meanwhile cannot mislabel the cache.
+        let (vectors, current) = try database.transaction(deferred: true) { (try loadVectors(), try vectorCacheKey()) }
+        if let current { VectorCache.write(vectors, key: current, to: vectorCachePath) }
+        return vectors
+    }
+
+    /// The cache key of the index as it is now; nil without a manifest.
+    private func vectorCacheKey() throws -> VectorCache.Key? {
+        guard let manifest = try manifest() else { return nil }
+        // count(*) walks the small chunks_document_id index; max(id) is one b-tree descent.
+        let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)
+        let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        let text = [
+            manifest.embedder, manifest.model, manifest.modelDigest ?? "", String(manifest.chunkerVersion),
+            manifest.chunkerParameters, manifest.queryPrefix, manifest.documentPrefix,
+        ].joined(separator: "\u{0}")
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        var info = stat()
+        let inode = stat(path, &info) == 0 ? UInt64(info.st_ino) : 0
+        return VectorCache.Key(
+            dimension: manifest.dimension, chunkCount: count, maxChunkID: Int64(maxID), fingerprint: hash,
+            inode: inode)
     }
 }

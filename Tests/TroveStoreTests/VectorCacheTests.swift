@@ -37,9 +37,9 @@ struct VectorCacheTests {
         let first = try store.loadVectorsCached()
         #expect(same(first, try store.loadVectors()))
         #expect(FileSystem.permissions(store.vectorCachePath) == 0o600)
-        let key = VectorCache.Key(dimension: 8, chunkCount: 60, maxChunkID: first.chunkIDs.last!)
-        let cached = try #require(VectorCache.read(store.vectorCachePath, key: key))
-        #expect(same(cached, first))
+        #expect(FileSystem.size(store.vectorCachePath) == 64 + 60 * (8 + 32))
+        let stale = VectorCache.Key(dimension: 8, chunkCount: 60, maxChunkID: first.chunkIDs.last!)
+        #expect(VectorCache.read(store.vectorCachePath, key: stale) == nil)
         #expect(same(try store.loadVectorsCached(), first))
     }
 
@@ -58,6 +58,34 @@ struct VectorCacheTests {
         let after = try store.loadVectorsCached()
         #expect(after.chunkIDs.count == 15)
         #expect(same(after, try store.loadVectors()))
+    }
+
+    @Test("an index deleted and rebuilt at the same path with another model does not reuse the old cache")
+    func rebuiltIndex() throws {
+        let directory = try TemporaryDirectory()
+        var store = try makeStore(in: directory, dimension: 8)
+        try fill(store, documents: 0..<3)
+        _ = try store.loadVectorsCached()
+        let path = store.path
+        store = try makeStore(in: try TemporaryDirectory(), dimension: 8)  // release the first connection
+        unlink(path)
+        let rebuilt = try IndexStore(path: path, createIfMissing: true)
+        var manifest = sampleManifest(dimension: 8)
+        manifest.model = "another-model"
+        try rebuilt.writeManifest(manifest)
+        let root = try rebuilt.rootID(forPath: "/r")
+        var random = SplitMix64(state: 99)
+        try rebuilt.inTransaction {
+            for index in 0..<3 {
+                let chunks = (0..<3).map { ordinal in
+                    chunk(
+                        ordinal, "other \(index) \(ordinal)",
+                        vector: (0..<8).map { _ in Float.random(in: -1...1, using: &random) }, dimension: 8)
+                }
+                try rebuilt.replaceDocument(document(root, "doc\(index).md"), chunks: chunks)
+            }
+        }
+        #expect(same(try rebuilt.loadVectorsCached(), try rebuilt.loadVectors()))
     }
 
     @Test("a truncated or foreign cache file is ignored and rewritten")
