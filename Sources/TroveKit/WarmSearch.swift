@@ -31,6 +31,9 @@ public enum WarmSearch {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         guard connect(descriptor, path: path) else { return nil }
+        // A server stuck (say, on a hung model server) must not hang the search: after 30 s it goes cold.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard let body = try? JSONEncoder().encode(request), send(descriptor, body + Data([0x0A])) else { return nil }
         shutdown(descriptor, Int32(SHUT_WR))
         guard let answer = receiveAll(descriptor) else { return nil }
