@@ -29,9 +29,10 @@ let package = Package(
         .target(name: "TroveIngest", swiftSettings: strict),
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
+        .target(name: "TroveMiniLM", dependencies: ["COpenBLAS"], swiftSettings: strict),
         .target(
             name: "TroveKit",
-            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch"],
+            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch", "TroveMiniLM"],
             swiftSettings: strict
         ),
         .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama"], swiftSettings: strict),
@@ -47,6 +48,9 @@ let package = Package(
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch"], swiftSettings: strict),
+        .testTarget(
+            name: "TroveMiniLMTests", dependencies: ["TroveMiniLM"], resources: [.copy("Fixtures")],
+            swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
