@@ -35,7 +35,7 @@ let package = Package(
             dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch", "TroveMiniLM"],
             swiftSettings: strict
         ),
-        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama"], swiftSettings: strict),
+        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveMiniLM"], swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",

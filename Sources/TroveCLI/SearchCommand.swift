@@ -50,7 +50,8 @@ struct SearchCommand: Command {
         let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
         let retriever = try Retriever(store: store)
         try retriever.checkRequestedModel(model)
-        let embedder = OllamaEmbedder(client: settings.client, model: retriever.manifest.model)
+        // The embedder the index records, never another.
+        let embedder = try settings.embedder(kindFlag: nil, modelFlag: nil, indexed: retriever.manifest)
         let hits = try await retriever.search(query: query, embedder: embedder, limit: limit, minScore: minScore)
         if json {
             let result = SearchOutput(query: query, model: retriever.manifest.model, hits: hits.map(SearchOutput.Hit.init))

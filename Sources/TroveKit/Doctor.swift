@@ -25,6 +25,10 @@ public struct Doctor: Sendable {
     public var client: OllamaClient
     public var model: String
     public var indexPath: String
+    /// `ollama` or `builtin`: with `builtin`, the model files are checked instead of the Ollama server.
+    public var embedderKind = "ollama"
+    /// Where the built-in model lives; nil skips its check.
+    public var modelFolder: String?
 
     public init(client: OllamaClient, model: String, indexPath: String) {
         self.client = client
@@ -38,6 +42,10 @@ public struct Doctor: Sendable {
         checks.append(sqliteCheck())
         checks.append(blasCheck())
         checks.append(indexCheck())
+        if let modelFolder {
+            checks.append(builtinModelCheck(folder: modelFolder, required: embedderKind == "builtin"))
+        }
+        if embedderKind == "builtin" { return checks }
         let server = await serverCheck()
         checks.append(server)
         if server.passed {
