@@ -29,7 +29,10 @@ let package = Package(
         .target(name: "TroveIngest", swiftSettings: strict),
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
-        .target(name: "TroveMiniLM", dependencies: ["COpenBLAS"], swiftSettings: strict),
+        // Optimised even in debug builds: unoptimised SIMD and loops make the encoder ~50x slower, too slow for tests.
+        .target(
+            name: "TroveMiniLM", dependencies: ["COpenBLAS"],
+            swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(
             name: "TroveKit",
             dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch", "TroveMiniLM"],
@@ -39,7 +42,7 @@ let package = Package(
         .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
-            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport"],
+            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM", "COpenBLAS"],
             swiftSettings: strict
         ),
 

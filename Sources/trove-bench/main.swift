@@ -13,6 +13,9 @@ let subcommands = [
     Subcommand(
         name: "index", summary: "indexing throughput of Corpora/ copies against the zero-latency fake Ollama",
         run: IndexBenchmark.main),
+    Subcommand(
+        name: "embed", summary: "built-in MiniLM: chunks/s, query latency, share of the sgemm ceiling",
+        run: EmbedBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.
