@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
-            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM", "COpenBLAS"],
+            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM"],
             swiftSettings: strict
         ),
 

@@ -1,4 +1,3 @@
-@preconcurrency import COpenBLAS
 @preconcurrency import Glibc
 import Foundation
 import TroveMiniLM
@@ -60,10 +59,10 @@ enum EmbedBenchmark {
         print(
             "\(chunks.count) chunks of \(dataset), mean \(String(format: "%.0f", meanTokens)) tokens "
                 + "(\(String(format: "%.1f", flopsPerChunk / meanTokens / 1e6)) MFLOP/token); "
-                + "OpenBLAS kernel \(String(cString: openblas_get_corename())); load average \(loadAverage())")
+                + "OpenBLAS kernel \(BLASProbe.kernel); load average \(loadAverage())")
         _ = model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
         for threads in threadCounts {
-            let ceiling = sgemmCeiling(threads: threads)
+            let ceiling = BLASProbe.sgemmGFLOPS(threads: threads)
             let start = now()
             var done = 0
             while done < ids.count {
@@ -94,26 +93,6 @@ enum EmbedBenchmark {
     static func flops(_ ids: [Int32]) -> Double {
         let n = Double(ids.count), d = 384.0, f = 1536.0
         return 6 * (2 * n * (4 * d * d + 2 * d * f) + 2 * 2 * n * n * d)
-    }
-
-    /// GFLOP/s of `threads` parallel single-threaded sgemms shaped like the feed-forward (256×1536×384).
-    static func sgemmCeiling(threads: Int) -> Double {
-        let m = 256, n = 1536, k = 384, repeats = 40
-        let previous = openblas_get_num_threads()
-        openblas_set_num_threads(1)
-        defer { openblas_set_num_threads(previous) }
-        let start = now()
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
-            let a = [Float](repeating: 0.01, count: m * k)
-            let b = [Float](repeating: 0.02, count: n * k)
-            var c = [Float](repeating: 0, count: m * n)
-            for _ in 0..<repeats {
-                cblas_sgemm(
-                    CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(k), b, Int32(k),
-                    0, &c, Int32(n))
-            }
-        }
-        return Double(threads * repeats) * 2 * Double(m * n * k) / (now() - start) / 1e9
     }
 
     /// Chunks of about `tokens` word pieces cut at word boundaries from the dataset's documents.
