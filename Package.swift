@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
-            dependencies: ["TroveCLI", "TroveTestSupport", "trove"],
+            dependencies: ["TroveCLI", "TroveTestSupport", "trove", "TroveMiniLM"],
             swiftSettings: strict
         ),
     ]

@@ -1,5 +1,6 @@
 import Dispatch
 import Ollama
+import Synchronization
 import TroveMiniLM
 
 /// Embeds in-process with all-MiniLM-L6-v2 on OpenBLAS: no server. Same vectors as Ollama's `all-minilm`.
@@ -11,29 +12,50 @@ public struct BuiltinEmbedder: Embedder {
 
     public var kind: String { "builtin" }
     public var model: String { Self.modelName }
-    /// The loaded encoder.
-    public let encoder: MiniLM
+    /// The folder holding `model.safetensors` and `vocab.txt`.
+    public let folder: String
     /// Worker threads per batch (each runs single-threaded BLAS).
     public var threads: Int
+    private let loader: Loader
 
-    /// Loads the model from `folder`; a missing file is an error naming `Scripts/install-model.sh`.
-    public init(folder: String, threads: Int = MiniLM.defaultThreads) throws {
-        encoder = try MiniLM(folder: folder)
+    /// An embedder for the model in `folder`; the files are read on first use, so an index mismatch is reported
+    /// before a missing model. A missing file is an error naming `Scripts/install-model.sh`.
+    public init(folder: String, threads: Int = MiniLM.defaultThreads) {
+        self.folder = folder
         self.threads = threads
+        loader = Loader(folder: folder)
     }
 
+    /// The encoder, loaded once.
+    public func encoder() throws -> MiniLM { try loader.load() }
+
     public func inspect() async throws -> EmbedderInfo {
-        EmbedderInfo(dimension: MiniLM.dimension, contextLength: MiniLM.contextLength, digest: Self.digest)
+        _ = try encoder()
+        return EmbedderInfo(dimension: MiniLM.dimension, contextLength: MiniLM.contextLength, digest: Self.digest)
     }
 
     public func embed(_ texts: [String]) async throws -> [[Float]] {
         guard !texts.isEmpty else { return [] }
-        // Seconds of BLAS work must not hold a thread of the cooperative pool.
-        let encoder = encoder
+        let encoder = try encoder()
         let threads = threads
+        // Seconds of BLAS work must not hold a thread of the cooperative pool.
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: encoder.embed(texts, threads: threads))
+            }
+        }
+    }
+
+    private final class Loader: Sendable {
+        let folder: String
+        let loaded = Mutex<MiniLM?>(nil)
+        init(folder: String) { self.folder = folder }
+        func load() throws -> MiniLM {
+            try loaded.withLock { model in
+                if let model { return model }
+                let fresh = try MiniLM(folder: folder)
+                model = fresh
+                return fresh
             }
         }
     }
@@ -74,7 +96,7 @@ public enum EmbedderFactory {
                     "the builtin embedder runs only \(BuiltinEmbedder.modelName), not '\(model)' — "
                         + "use --embedder ollama --model \(model)")
             }
-            return try BuiltinEmbedder(folder: modelFolder)
+            return BuiltinEmbedder(folder: modelFolder)
         case "ollama":
             return OllamaEmbedder(client: client, model: model)
         default:
