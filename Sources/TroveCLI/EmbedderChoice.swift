@@ -22,7 +22,10 @@ extension Settings {
             modelFlag.flatMap { $0.isEmpty ? nil : $0 }
             ?? EmbedderFactory.defaultModel(kind: kind, indexed: recorded, ollamaDefault: embedModel(flag: nil))
         do {
-            return try EmbedderFactory.make(kind: kind, model: model, client: client, modelFolder: modelFolder)
+            // TROVE_EMBED_THREADS: worker threads of the builtin embedder (default: one per CPU).
+            let threads = environment["TROVE_EMBED_THREADS"].flatMap { Int($0) }.map { max(1, $0) }
+            return try EmbedderFactory.make(
+                kind: kind, model: model, client: client, modelFolder: modelFolder, threads: threads)
         } catch let error as EmbedderChoiceError {
             throw UsageError(error.message)
         }

@@ -79,6 +79,7 @@ public enum Launcher {
               TROVE_EMBED_MODEL   embedding model for new indexes (default nomic-embed-text)
               TROVE_EMBEDDER      embedder for new indexes: ollama (default) or builtin
               TROVE_MODELS        folder of built-in models (default $XDG_DATA_HOME/trove/models)
+              TROVE_EMBED_THREADS worker threads of the builtin embedder (default: one per CPU)
               NO_COLOR            no colour in output
 
             Exit status: 0 ok, 1 failure, 64 usage error, 69 Ollama unreachable or model missing, 130 interrupted.

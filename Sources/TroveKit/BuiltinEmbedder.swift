@@ -87,7 +87,9 @@ public enum EmbedderFactory {
     }
 
     /// Makes the embedder; `builtin` only runs `all-minilm-l6-v2` and needs its files in `modelFolder`.
-    public static func make(kind: String, model: String, client: OllamaClient, modelFolder: String) throws -> any Embedder {
+    public static func make(
+        kind: String, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil
+    ) throws -> any Embedder {
         switch kind {
         case "builtin":
             guard model == BuiltinEmbedder.modelName || sameSpace("builtin", BuiltinEmbedder.modelName, "ollama", model)
@@ -96,7 +98,7 @@ public enum EmbedderFactory {
                     "the builtin embedder runs only \(BuiltinEmbedder.modelName), not '\(model)' — "
                         + "use --embedder ollama --model \(model)")
             }
-            return BuiltinEmbedder(folder: modelFolder)
+            return BuiltinEmbedder(folder: modelFolder, threads: threads ?? MiniLM.defaultThreads)
         case "ollama":
             return OllamaEmbedder(client: client, model: model)
         default:

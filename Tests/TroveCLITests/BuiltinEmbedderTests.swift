@@ -17,7 +17,10 @@ let semanticQueries: [(query: String, expected: String)] = {
 enum BuiltinModel {
     static let folder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
     static let isInstalled = ModelFolder.missingFiles(in: folder).isEmpty
-    static let environment = ["TROVE_MODELS": (folder as NSString).deletingLastPathComponent]
+    // One worker thread: the other core stays free for the suites running alongside (some check timeouts).
+    static let environment = [
+        "TROVE_MODELS": (folder as NSString).deletingLastPathComponent, "TROVE_EMBED_THREADS": "1",
+    ]
     static let skipReason: Comment = "all-minilm-l6-v2 not installed in \(folder) — run Scripts/install-model.sh"
 }
 
