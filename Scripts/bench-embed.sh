@@ -5,8 +5,11 @@
 #   Scripts/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-standin=$(ls -d ../shared/tools/ollama-standin ../../shared/tools/ollama-standin 2>/dev/null | head -n 1)
-dataset=$(ls -d ../shared/datasets/cranfield ../../shared/datasets/cranfield 2>/dev/null | head -n 1)
+# The shared folder sits beside the repository, or beside its worktrees' folder.
+shared=../shared
+[ -d "$shared" ] || shared=../../shared
+standin=$shared/tools/ollama-standin
+dataset=$shared/datasets/cranfield
 py="$standin/.venv/bin/python"
 n=${1:-96}
 swift build -c release --product trove-bench >&2

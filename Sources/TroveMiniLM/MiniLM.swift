@@ -20,8 +20,8 @@ public final class MiniLM: Sendable {
     static let headSize = 32
     static let intermediate = 1536
     static let epsilon: Float = 1e-12
-    /// Feed-forward rows per block: keeps the 1536-wide activations in cache.
-    static let feedForwardRows = 128
+    /// Feed-forward rows per block: 128 repacked the weights too often (~10% slower); 512 rows is 3 MB of activations.
+    static let feedForwardRows = 512
 
     /// The folder the files came from.
     public let folder: String
