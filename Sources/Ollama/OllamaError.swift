@@ -98,6 +98,12 @@ extension OllamaError {
         if let model, lower.contains("model"), lower.contains("not found") {
             return .modelMissing(model: model, endpoint: endpoint, status: 200, serverMessage: message)
         }
+        if let model, endpoint == "/api/pull", lower.contains("file does not exist") || lower.contains("manifest") {
+            return OllamaError(
+                kind: .modelMissing,
+                message: "ollama could not pull '\(model)': \(message) — check the name at https://ollama.com/library",
+                endpoint: endpoint, status: 200, serverMessage: message)
+        }
         return OllamaError(
             kind: .serverError, message: "ollama failed in the middle of \(endpoint): \(message)",
             endpoint: endpoint, status: 200, serverMessage: message)
