@@ -43,7 +43,9 @@ let package = Package(
         ),
 
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport", swiftSettings: strict),
-        .testTarget(name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport"], resources: [.copy("Fixtures")],
+            swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch"], swiftSettings: strict),
