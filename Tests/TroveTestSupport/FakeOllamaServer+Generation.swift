@@ -235,7 +235,7 @@ extension FakeOllamaServer.Core {
         for (limit, kind) in [
             (settings.errorAfterLines, "error"), (settings.dropAfterLines, "drop"), (settings.stallAfterLines, "stall"),
         ] {
-            if let limit, limit < count {
+            if let limit, limit <= count, kind == "error" || limit < count {
                 count = limit
                 ending = kind
             }
