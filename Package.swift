@@ -36,6 +36,8 @@ let package = Package(
         ),
         .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama"], swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
+        // The README's Ollama examples, compiled with everything else so they cannot rot.
+        .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
             dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport"],
