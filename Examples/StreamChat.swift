@@ -5,9 +5,9 @@ import Foundation
 import Ollama
 
 /// Streams a chat answer token by token; Ctrl-C or `break` cancels the HTTP request.
-func streamChat(_ client: OllamaClient, question: String) async throws {
+func streamChat(_ client: OllamaClient, model: String = "llama3.2", question: String) async throws {
     let request = OllamaClient.ChatRequest(
-        model: "llama3.2",
+        model: model,
         messages: [.system("Answer in one sentence."), .user(question)],
         options: .init(temperature: 0.2, numCtx: 8192, seed: 42))
     for try await chunk in client.chatStream(request) {

@@ -11,7 +11,9 @@ do {
         apiKey: environment["OLLAMA_API_KEY"])
     switch arguments.first {
     case "embed": try await embedBatch(client)
-    case "chat": try await streamChat(client, question: arguments.dropFirst().joined(separator: " "))
+    case "chat":
+        let model = environment["EXAMPLE_CHAT_MODEL"] ?? "llama3.2"
+        try await streamChat(client, model: model, question: arguments.dropFirst().joined(separator: " "))
     case "pull": try await pullWithProgress(client, model: arguments.dropFirst().first ?? "nomic-embed-text")
     default:
         print("usage: ollama-examples embed | chat QUESTION | pull NAME")
