@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Ollama
 import Testing
 import TroveTestSupport
@@ -292,5 +296,31 @@ struct StreamingTests {
         #expect(server.lastRequestHeaders(path: "/api/chat")?["x-trace"] == "7")
         _ = try await client.ps()
         #expect(server.lastRequestHeaders(path: "/api/ps")?["authorization"] == "Bearer secret-key")
+    }
+}
+
+@Suite("client configuration")
+struct ClientConfigurationTests {
+    @Test("a custom URLSessionConfiguration is used for plain and streaming requests")
+    func customConfiguration() async throws {
+        let server = try FakeOllamaServer(models: [.chat("llama3.2")])
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-From-Configuration": "yes"]
+        let client = OllamaClient(baseURL: server.baseURL, configuration: configuration)
+        _ = try await client.version()
+        _ = try await client.chatStream(.init(model: "llama3.2", messages: [.user("hi")])).collect()
+        #expect(server.lastRequestHeaders(path: "/api/chat")?["x-from-configuration"] == "yes")
+    }
+
+    @Test("changing requestTimeout keeps the custom configuration and the headers")
+    func timeoutChange() async throws {
+        let server = try FakeOllamaServer(models: [.chat("llama3.2")])
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-From-Configuration": "yes"]
+        var client = OllamaClient(baseURL: server.baseURL, headers: ["X-Header": "1"], configuration: configuration)
+        client.requestTimeout = .seconds(5)
+        _ = try await client.ps()
+        #expect(server.lastRequestHeaders(path: "/api/ps")?["x-from-configuration"] == "yes")
+        #expect(server.lastRequestHeaders(path: "/api/ps")?["x-header"] == "1")
     }
 }
