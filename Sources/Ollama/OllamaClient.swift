@@ -126,6 +126,12 @@ public struct OllamaClient: Sendable {
     /// Sends and decodes a JSON reply into `T`.
     func decode<T: Decodable>(_ endpoint: String, request: URLRequest, model: String?) async throws -> T {
         let body = try await send(request, endpoint: endpoint, model: model)
+        // A 200 that carries only `{"error": …}` (a model that failed while answering) is a failure, not a reply.
+        if let message = Self.streamedError(body) {
+            throw OllamaError(
+                kind: .serverError, message: "ollama failed on \(endpoint): \(message)", endpoint: endpoint,
+                status: 200, serverMessage: message)
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))
         } catch let error as DecodingError {

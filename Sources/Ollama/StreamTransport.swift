@@ -245,9 +245,10 @@ extension OllamaClient {
 
     /// The text of an `{"error": "…"}` line, which Ollama sends mid-stream with status 200.
     static func streamedError(_ line: [UInt8]) -> String? {
-        guard line.first == UInt8(ascii: "{"),
+        // Ollama writes `{"error":…}` compactly, error first; the prefix test keeps big replies from being parsed twice.
+        guard line.starts(with: Array(#"{"error""#.utf8)) || line.starts(with: Array(#"{ "error""#.utf8)),
             let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-            let message = object["error"]
+            let message = object["error"], !(message is NSNull)
         else { return nil }
         return (message as? String) ?? String(describing: message)
     }

@@ -324,3 +324,15 @@ struct ClientConfigurationTests {
         #expect(server.lastRequestHeaders(path: "/api/ps")?["x-header"] == "1")
     }
 }
+
+@Suite("error replies with status 200")
+struct OKErrorTests {
+    @Test("a non-streamed chat whose 200 reply is only an error throws Ollama's message")
+    func errorWithOK() async throws {
+        let rig = try Rig()
+        rig.server.streaming.errorAfterLines = 0
+        let stream = await drain(rig.client.chatStream(.init(model: "llama3.2", messages: [.user("hi")])))
+        #expect(stream.0.isEmpty)
+        #expect(stream.1?.serverMessage == "llama runner process has terminated: exit status 2")
+    }
+}
