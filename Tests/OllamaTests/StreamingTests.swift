@@ -331,8 +331,12 @@ struct OKErrorTests {
     func errorWithOK() async throws {
         let rig = try Rig()
         rig.server.streaming.errorAfterLines = 0
-        let stream = await drain(rig.client.chatStream(.init(model: "llama3.2", messages: [.user("hi")])))
+        let request = OllamaClient.ChatRequest(model: "llama3.2", messages: [.user("hi")])
+        let stream = await drain(rig.client.chatStream(request))
         #expect(stream.0.isEmpty)
         #expect(stream.1?.serverMessage == "llama runner process has terminated: exit status 2")
+        let whole = await ollamaError { try await rig.client.chat(request) }
+        #expect(whole?.kind == .serverError && whole?.status == 200)
+        #expect(whole?.description == "ollama failed on /api/chat: llama runner process has terminated: exit status 2")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveCLI
 import TroveTestSupport
 
 @Suite("trove models, pull, rm, doctor --chat-model")
@@ -60,6 +61,22 @@ struct ModelCommandsTests {
                 success
 
                 """)
+    }
+
+    @Test("pull on a terminal draws a progress line on stderr and erases it")
+    func pullTerminal() async throws {
+        let server = try FakeOllamaServer()
+        server.streaming.delayMilliseconds = 120
+        let output = CapturedStream()
+        let error = CapturedStream(isTerminal: true)
+        let environment = ["HOME": NSTemporaryDirectory(), "OLLAMA_HOST": server.baseURL.absoluteString]
+        let status = await Launcher.run(
+            ["pull", "llama3.2"], console: Console(output: output, error: error, environment: environment))
+        #expect(status == 0)
+        #expect(output.text == "pulled llama3.2\n")
+        #expect(error.text.contains("\r\u{1B}[K"))
+        #expect(error.text.contains("% ["))
+        #expect(error.text.hasSuffix("\r\u{1B}[K"))
     }
 
     @Test("a pull that breaks says how to resume; an unknown name says to check it")

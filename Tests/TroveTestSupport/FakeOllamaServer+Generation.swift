@@ -192,6 +192,9 @@ extension FakeOllamaServer.Core {
             return object
         }
         if body["stream"] as? Bool == false {
+            if settings.errorAfterLines == 0 {
+                return sendAll(fd, Self.json(200, "{\"error\":\(Self.quote(settings.errorMessage))}"))
+            }
             let whole = piece(
                 content: tokens.joined(), thinking: thinking.isEmpty ? nil : thinking.joined(), calls: toolCalls,
                 done: true)
