@@ -46,7 +46,8 @@ let package = Package(
 
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport", swiftSettings: strict),
         .testTarget(
-            name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport"], resources: [.copy("Fixtures")],
+            name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),

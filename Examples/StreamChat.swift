@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-    @preconcurrency import Glibc
-#endif
 import Foundation
 import Ollama
 
@@ -11,8 +8,8 @@ func streamChat(_ client: OllamaClient, model: String = "llama3.2", question: St
         messages: [.system("Answer in one sentence."), .user(question)],
         options: .init(temperature: 0.2, numCtx: 8192, seed: 42))
     for try await chunk in client.chatStream(request) {
-        print(chunk.message.content, terminator: "")
-        fflush(stdout)
+        // Unbuffered, so each token shows as it arrives.
+        FileHandle.standardOutput.write(Data(chunk.message.content.utf8))
         if chunk.done {
             let sent = chunk.metrics.promptEvalCount ?? 0
             print("\n[\(chunk.doneReason ?? "?"), \(sent) prompt tokens, \(chunk.metrics.evalCount ?? 0) generated]")

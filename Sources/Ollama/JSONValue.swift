@@ -40,7 +40,9 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            if value == value.rounded(), abs(value) < 9e15 { try container.encode(Int64(value)) } else {
+            if value == value.rounded(), abs(value) < 9e15 {
+                try container.encode(Int64(value))
+            } else {
                 try container.encode(value)
             }
         case .string(let value): try container.encode(value)

@@ -29,7 +29,9 @@ public enum Model {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { throw invalid("it is empty") }
             var parts = trimmed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count <= 3 else { throw invalid("expected at most host/namespace/name, got \(parts.count) parts") }
+            guard parts.count <= 3 else {
+                throw invalid("expected at most host/namespace/name, got \(parts.count) parts")
+            }
             var last = parts.removeLast()
             var tag: String?
             if let colon = last.lastIndex(of: ":") {
@@ -40,7 +42,8 @@ public enum Model {
             guard !last.isEmpty else { throw invalid("the name is empty") }
             if parts.contains(where: \.isEmpty) { throw invalid("a part between '/' is empty") }
             let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "._-"))
-            for part in [last, tag ?? ""] + parts.suffix(1) where part.unicodeScalars.contains(where: { !allowed.contains($0) }) {
+            for part in [last, tag ?? ""] + parts.suffix(1)
+            where part.unicodeScalars.contains(where: { !allowed.contains($0) }) {
                 throw invalid("'\(part)' may hold only letters, digits, '.', '_' and '-'")
             }
             name = last
@@ -238,13 +241,16 @@ extension OllamaClient {
                 case "message":
                     let parts = value.split(separator: " ", maxSplits: 1).map(String.init)
                     guard parts.count == 2, ["system", "user", "assistant"].contains(parts[0].lowercased()) else {
-                        throw ModelfileError(line: line, message: "MESSAGE needs a role (system, user or assistant) and text")
+                        throw ModelfileError(
+                            line: line, message: "MESSAGE needs a role (system, user or assistant) and text")
                     }
-                    messages = (messages ?? []) + [
-                        Message(role: .init(rawValue: parts[0].lowercased()), content: Modelfile.unquote(parts[1]))
-                    ]
+                    messages =
+                        (messages ?? []) + [
+                            Message(role: .init(rawValue: parts[0].lowercased()), content: Modelfile.unquote(parts[1]))
+                        ]
                 case "adapter":
-                    throw ModelfileError(line: line, message: "ADAPTER needs files uploaded as blobs, which this client does not do")
+                    throw ModelfileError(
+                        line: line, message: "ADAPTER needs files uploaded as blobs, which this client does not do")
                 default:
                     throw ModelfileError(line: line, message: "unknown instruction '\(command.uppercased())'")
                 }

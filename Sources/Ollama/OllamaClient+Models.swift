@@ -79,11 +79,15 @@ extension OllamaClient {
             var model: String
             var prompt: String
             var options: Options?
-            var keep_alive: String?
+            var keepAlive: String?
+            enum CodingKeys: String, CodingKey {
+                case model, prompt, options
+                case keepAlive = "keep_alive"
+            }
         }
         struct Reply: Decodable { var embedding: [Float] }
         let endpoint = "/api/embeddings"
-        let body = try JSONEncoder().encode(Body(model: model, prompt: prompt, options: options, keep_alive: keepAlive))
+        let body = try JSONEncoder().encode(Body(model: model, prompt: prompt, options: options, keepAlive: keepAlive))
         let reply: Reply = try await decode(endpoint, request: call(endpoint, method: "POST", json: body), model: model)
         guard !reply.embedding.isEmpty else {
             throw OllamaError(

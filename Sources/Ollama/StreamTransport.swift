@@ -140,8 +140,11 @@ final class NDJSONStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked S
         let status = status(of: task)
         guard (200..<300).contains(status) else {
             // Filled in by the caller, which knows the model.
-            deliver(.completed(OllamaError(kind: .badRequest, message: "", endpoint: endpoint, status: status,
-                                           serverMessage: String(decoding: errorBody, as: UTF8.self))))
+            deliver(
+                .completed(
+                    OllamaError(
+                        kind: .badRequest, message: "", endpoint: endpoint, status: status,
+                        serverMessage: String(decoding: errorBody, as: UTF8.self))))
             return
         }
         if let last = framer.finish() { deliver(.line(last)) }

@@ -55,7 +55,8 @@ struct ConfigCommand: Command {
                 var value: String
                 var source: String
             }
-            var object = Dictionary(uniqueKeysWithValues: entries.map { ($0.key, Item(value: $0.value, source: $0.source)) })
+            var object = Dictionary(
+                uniqueKeysWithValues: entries.map { ($0.key, Item(value: $0.value, source: $0.source)) })
             object["config_file"] = Item(
                 value: settings.file.path, source: settings.file.exists ? "found" : "not found")
             console.print(try JSONOutput.encode(object))

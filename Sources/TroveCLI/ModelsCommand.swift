@@ -68,7 +68,8 @@ struct ModelsCommand: Command {
             return ExitCode.success
         }
         guard !rows.isEmpty else {
-            console.log("no models pulled on \(settings.client.baseText) — try: trove pull \(settings.embedModel(flag: nil))")
+            console.log(
+                "no models pulled on \(settings.client.baseText) — try: trove pull \(settings.embedModel(flag: nil))")
             return ExitCode.success
         }
         console.print(Self.table(rows))
@@ -87,7 +88,8 @@ struct ModelsCommand: Command {
         let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
         return ([header] + cells).map { line in
             line.enumerated().map { column, cell in
-                column == line.count - 1 ? cell : cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0)
+                column == line.count - 1
+                    ? cell : cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0)
             }.joined()
         }.joined(separator: "\n")
     }

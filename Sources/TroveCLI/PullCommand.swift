@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Ollama
 @preconcurrency import Glibc
+import Ollama
 
 /// `trove pull NAME`: downloads a model through Ollama, with progress.
 struct PullCommand: Command {

@@ -1,6 +1,6 @@
 import Foundation
-import Ollama
 @preconcurrency import Glibc
+import Ollama
 
 /// `trove rm NAME`: deletes a model from Ollama, after confirmation.
 struct RmCommand: Command {
@@ -35,7 +35,8 @@ struct RmCommand: Command {
         let client = try Settings(common, environment: console.environment, apiKey: apiKey).client
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
-                throw UsageError("refusing to delete model '\(model)' without confirmation: no terminal to ask — add --yes")
+                throw UsageError(
+                    "refusing to delete model '\(model)' without confirmation: no terminal to ask — add --yes")
             }
             console.error.write("Delete model '\(model)' from Ollama at \(client.baseText)? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
@@ -47,7 +48,9 @@ struct RmCommand: Command {
         do {
             try await client.delete(model: model)
         } catch let error as OllamaError where error.kind == .modelMissing {
-            console.log("Error: model '\(model)' is not on Ollama at \(client.baseText) — nothing to delete (see: trove models)")
+            console.log(
+                "Error: model '\(model)' is not on Ollama at \(client.baseText) — nothing to delete (see: trove models)"
+            )
             return ExitCode.failure
         }
         console.print("deleted \(model)")

@@ -97,7 +97,8 @@ struct Settings {
         while url.hasSuffix("/") { url.removeLast() }
         list.append(Entry(key: "ollama_url", value: url, source: ollamaSource))
         var embed = resolved(
-            flag: embedModelFlag, variable: "TROVE_EMBED_MODEL", file: file.embedModel, fallback: Self.defaultEmbedModel)
+            flag: embedModelFlag, variable: "TROVE_EMBED_MODEL", file: file.embedModel, fallback: Self.defaultEmbedModel
+        )
         embed.key = "embed_model"
         var chat = resolved(
             flag: chatModelFlag, variable: "TROVE_CHAT_MODEL", file: file.chatModel, fallback: Self.defaultChatModel)
@@ -106,7 +107,8 @@ struct Settings {
         let indexSource =
             common.index != nil
             ? "flag --index"
-            : !(environment["TROVE_INDEX"] ?? "").isEmpty ? "environment TROVE_INDEX"
+            : !(environment["TROVE_INDEX"] ?? "").isEmpty
+                ? "environment TROVE_INDEX"
                 : file.index != nil ? inFile : "default"
         list.append(Entry(key: "index", value: indexPath, source: indexSource))
         list.append(
@@ -170,7 +172,8 @@ struct ConfigFile: Equatable {
         let path = path(environment: environment)
         guard let data = FileManager.default.contents(atPath: path) else {
             if environment["TROVE_CONFIG"].map({ !$0.isEmpty }) == true {
-                throw Problem(message: "config file \(path) (from TROVE_CONFIG) cannot be read — create it or unset TROVE_CONFIG")
+                throw Problem(
+                    message: "config file \(path) (from TROVE_CONFIG) cannot be read — create it or unset TROVE_CONFIG")
             }
             return ConfigFile(path: path)
         }
@@ -189,10 +192,13 @@ struct ConfigFile: Equatable {
         }
         for key in object.keys.sorted() where !keys.contains(key) {
             throw Problem(
-                message: "unknown key '\(key)' in config file \(path) — known keys: \(keys.sorted().joined(separator: ", "))")
+                message:
+                    "unknown key '\(key)' in config file \(path) — known keys: \(keys.sorted().joined(separator: ", "))"
+            )
         }
         func bad(_ key: String, _ expected: String) -> Problem {
-            let found = object[key].flatMap { try? JSONSerialization.data(withJSONObject: [$0]) }
+            let found =
+                object[key].flatMap { try? JSONSerialization.data(withJSONObject: [$0]) }
                 .map { String(String(decoding: $0, as: UTF8.self).dropFirst().dropLast()) } ?? "null"
             return Problem(message: "bad value for '\(key)' in config file \(path): expected \(expected), got \(found)")
         }

@@ -161,7 +161,8 @@ public struct Doctor: Sendable {
             }
             let context = details.contextLength.map { ", context \($0) tokens" } ?? ""
             let tools = details.capabilities.contains("tools") ? ", tools" : ""
-            return DoctorCheck(name: "chat model", passed: true, detail: "'\(name)' is pulled and can chat\(tools)\(context)")
+            return DoctorCheck(
+                name: "chat model", passed: true, detail: "'\(name)' is pulled and can chat\(tools)\(context)")
         } catch let error as OllamaError where error.kind == .modelMissing {
             return DoctorCheck(
                 name: "chat model", passed: false, detail: "model '\(name)' is not pulled", fix: "ollama pull \(name)")

@@ -17,7 +17,8 @@ struct ModelManagementTests {
         #expect(layer.map(\.completed) == [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000])
         #expect(layer.last?.fraction == 1)
         #expect(updates.map(\.status).suffix(3) == ["verifying sha256 digest", "writing manifest", "success"])
-        let sent = try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/pull")!) as? [String: Any]
+        let sent =
+            try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/pull")!) as? [String: Any]
         #expect(sent?["model"] as? String == "qwen2.5:0.5b" && sent?["stream"] as? Bool == true)
     }
 
@@ -75,19 +76,24 @@ struct ModelManagementTests {
         #expect(error == nil)
         #expect(updates.last?.isSuccess == true)
         #expect(updates.count == 6)
-        let sent = try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/create")!) as? [String: Any]
+        let sent =
+            try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/create")!) as? [String: Any]
         #expect(sent?["from"] as? String == "llama3.2" && sent?["model"] as? String == "terse")
         #expect((sent?["parameters"] as? [String: Any])?["stop"] as? [String] == ["<|end|>", "User:"])
     }
 
-    @Test("a Modelfile mistake names its line", arguments: [
-        ("FROM llama3.2\nFORM x", "Modelfile line 2: unknown instruction 'FORM'"),
-        ("SYSTEM hi", "Modelfile line 1: a Modelfile needs a FROM line"),
-        ("FROM a\nSYSTEM \"\"\"never closed", "Modelfile line 2: a \"\"\" is never closed"),
-        ("FROM a\nPARAMETER temperature", "Modelfile line 2: PARAMETER needs a name and a value"),
-    ])
+    @Test(
+        "a Modelfile mistake names its line",
+        arguments: [
+            ("FROM llama3.2\nFORM x", "Modelfile line 2: unknown instruction 'FORM'"),
+            ("SYSTEM hi", "Modelfile line 1: a Modelfile needs a FROM line"),
+            ("FROM a\nSYSTEM \"\"\"never closed", "Modelfile line 2: a \"\"\" is never closed"),
+            ("FROM a\nPARAMETER temperature", "Modelfile line 2: PARAMETER needs a name and a value"),
+        ])
     func modelfileErrors(text: String, message: String) {
-        #expect(throws: OllamaClient.ModelfileError.self) { try OllamaClient.CreateRequest(model: "m", modelfile: text) }
+        #expect(throws: OllamaClient.ModelfileError.self) {
+            try OllamaClient.CreateRequest(model: "m", modelfile: text)
+        }
         do {
             _ = try OllamaClient.CreateRequest(model: "m", modelfile: text)
         } catch {
@@ -100,7 +106,8 @@ struct ModelManagementTests {
         let rig = try Rig()
         try await rig.client.delete(model: "llama3.2")
         #expect(rig.server.deletedModels == ["llama3.2"])
-        let sent = try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/delete")!) as? [String: Any]
+        let sent =
+            try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/delete")!) as? [String: Any]
         #expect(sent?["model"] as? String == "llama3.2")
         let again = await ollamaError { try await rig.client.delete(model: "llama3.2") }
         #expect(again?.kind == .modelMissing)
@@ -111,7 +118,8 @@ struct ModelManagementTests {
     func copy() async throws {
         let rig = try Rig()
         try await rig.client.copy(from: "llama3.2", to: "llama3.2-backup")
-        let sent = try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/copy")!) as? [String: String]
+        let sent =
+            try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/copy")!) as? [String: String]
         #expect(sent == ["source": "llama3.2", "destination": "llama3.2-backup"])
         let missing = await ollamaError { try await rig.client.copy(from: "nope", to: "x") }
         #expect(missing?.kind == .modelMissing)

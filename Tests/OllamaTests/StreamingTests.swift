@@ -1,11 +1,11 @@
 import Foundation
+import Ollama
+import Testing
+import TroveTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import Ollama
-import Testing
-import TroveTestSupport
 
 /// Collects every chunk of a stream, and the error that ended it, if any.
 func drain<Element>(_ stream: AsyncThrowingStream<Element, any Error>) async -> ([Element], OllamaError?) {
@@ -149,7 +149,9 @@ struct StreamingTests {
     func lengthLimit() async throws {
         let rig = try Rig()
         var request = question
-        request.options = .init(temperature: 0, topP: 0.9, topK: 40, numPredict: 3, numCtx: 4096, repeatPenalty: 1.1, seed: 42, stop: ["\n\n"])
+        request.options = .init(
+            temperature: 0, topP: 0.9, topK: 40, numPredict: 3, numCtx: 4096, repeatPenalty: 1.1, seed: 42,
+            stop: ["\n\n"])
         request.keepAlive = "10m"
         let reply = try await rig.client.chatStream(request).collect()
         #expect(reply.message.content == "Paris is the")
@@ -157,7 +159,10 @@ struct StreamingTests {
         let body = try #require(rig.server.lastRequestBody(path: "/api/chat"))
         let sent = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         let options = try #require(sent["options"] as? [String: Any])
-        #expect(Set(options.keys) == ["temperature", "top_p", "top_k", "num_predict", "num_ctx", "repeat_penalty", "seed", "stop"])
+        #expect(
+            Set(options.keys) == [
+                "temperature", "top_p", "top_k", "num_predict", "num_ctx", "repeat_penalty", "seed", "stop",
+            ])
         #expect(options["num_ctx"] as? Int == 4096)
         #expect(sent["keep_alive"] as? String == "10m")
         #expect(sent["think"] == nil && sent["tools"] == nil && sent["format"] == nil)
@@ -239,7 +244,8 @@ struct StreamingTests {
     @Test("generate streams and answers whole, with the same metrics")
     func generate() async throws {
         let rig = try Rig()
-        let request = OllamaClient.GenerateRequest(model: "llama3.2", prompt: "Why is the sky blue?", system: "Be brief.")
+        let request = OllamaClient.GenerateRequest(
+            model: "llama3.2", prompt: "Why is the sky blue?", system: "Be brief.")
         let (chunks, error) = await drain(rig.client.generateStream(request))
         #expect(error == nil)
         #expect(chunks.map(\.response).joined() == "Paris is the capital of France [1].")
@@ -262,9 +268,13 @@ struct StreamingTests {
     @Test("an embedding model asked to chat or generate says to choose a chat model")
     func notCapable() async throws {
         let rig = try Rig()
-        let chat = await ollamaError { try await rig.client.chat(.init(model: "nomic-embed-text", messages: [.user("hi")])) }
+        let chat = await ollamaError {
+            try await rig.client.chat(.init(model: "nomic-embed-text", messages: [.user("hi")]))
+        }
         #expect(chat?.kind == .notCapable)
-        #expect(chat?.description == "model 'nomic-embed-text' cannot chat — choose a chat model, e.g. ollama pull llama3.2")
+        #expect(
+            chat?.description == "model 'nomic-embed-text' cannot chat — choose a chat model, e.g. ollama pull llama3.2"
+        )
         let (_, generate) = await drain(rig.client.generateStream(.init(model: "nomic-embed-text", prompt: "hi")))
         #expect(
             generate?.description
@@ -284,7 +294,9 @@ struct StreamingTests {
         let gone = OllamaClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
         let (_, unreachable) = await drain(gone.chatStream(question))
         #expect(unreachable?.kind == .unreachable)
-        #expect(unreachable?.description == "cannot reach Ollama at http://127.0.0.1:\(port) — is it running? (ollama serve)")
+        #expect(
+            unreachable?.description
+                == "cannot reach Ollama at http://127.0.0.1:\(port) — is it running? (ollama serve)")
     }
 
     @Test("extra headers and the API key go with every request, streamed or not")

@@ -27,14 +27,18 @@ struct TypesTests {
         }
     }
 
-    @Test("model names parse into host, namespace, name and tag", arguments: [
-        ("llama3.2", nil, nil, "llama3.2", nil, "llama3.2:latest"),
-        ("llama3.2:1b", nil, nil, "llama3.2", "1b", "llama3.2:1b"),
-        ("jmorgan/mistral:7b-q4", nil, "jmorgan", "mistral", "7b-q4", "jmorgan/mistral:7b-q4"),
-        ("registry.ollama.ai/library/qwen2.5", "registry.ollama.ai", "library", "qwen2.5", nil,
-         "registry.ollama.ai/library/qwen2.5:latest"),
-        ("localhost:5000/me/model:v1", "localhost:5000", "me", "model", "v1", "localhost:5000/me/model:v1"),
-    ] as [(String, String?, String?, String, String?, String)])
+    @Test(
+        "model names parse into host, namespace, name and tag",
+        arguments: [
+            ("llama3.2", nil, nil, "llama3.2", nil, "llama3.2:latest"),
+            ("llama3.2:1b", nil, nil, "llama3.2", "1b", "llama3.2:1b"),
+            ("jmorgan/mistral:7b-q4", nil, "jmorgan", "mistral", "7b-q4", "jmorgan/mistral:7b-q4"),
+            (
+                "registry.ollama.ai/library/qwen2.5", "registry.ollama.ai", "library", "qwen2.5", nil,
+                "registry.ollama.ai/library/qwen2.5:latest"
+            ),
+            ("localhost:5000/me/model:v1", "localhost:5000", "me", "model", "v1", "localhost:5000/me/model:v1"),
+        ] as [(String, String?, String?, String, String?, String)])
     func modelIDs(text: String, host: String?, namespace: String?, name: String, tag: String?, tagged: String) throws {
         let id = try Model.ID(parsing: text)
         #expect(id.host == host && id.namespace == namespace && id.name == name && id.tag == tag)
@@ -49,13 +53,15 @@ struct TypesTests {
         #expect(!Model.ID("llama3.2:1b").matches("llama3.2"))
     }
 
-    @Test("bad model names say what is wrong", arguments: [
-        ("", "'' is not a model name: it is empty"),
-        ("llama:", "'llama:' is not a model name: the tag after ':' is empty"),
-        ("a//b", "'a//b' is not a model name: a part between '/' is empty"),
-        ("a/b/c/d", "'a/b/c/d' is not a model name: expected at most host/namespace/name, got 4 parts"),
-        ("my model", "'my model' is not a model name: 'my model' may hold only letters, digits, '.', '_' and '-'"),
-    ])
+    @Test(
+        "bad model names say what is wrong",
+        arguments: [
+            ("", "'' is not a model name: it is empty"),
+            ("llama:", "'llama:' is not a model name: the tag after ':' is empty"),
+            ("a//b", "'a//b' is not a model name: a part between '/' is empty"),
+            ("a/b/c/d", "'a/b/c/d' is not a model name: expected at most host/namespace/name, got 4 parts"),
+            ("my model", "'my model' is not a model name: 'my model' may hold only letters, digits, '.', '_' and '-'"),
+        ])
     func badModelIDs(text: String, message: String) {
         do {
             _ = try Model.ID(parsing: text)

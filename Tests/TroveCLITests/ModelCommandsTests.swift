@@ -41,7 +41,9 @@ struct ModelCommandsTests {
         let folder = try TemporaryDirectory()
         let run = await trove(["models"], index: folder.path + "/i.sqlite", server: server)
         #expect(run.status == 69)
-        #expect(run.error == "Error: cannot reach Ollama at http://127.0.0.1:\(server.port) — is it running? (ollama serve)\n")
+        #expect(
+            run.error
+                == "Error: cannot reach Ollama at http://127.0.0.1:\(server.port) — is it running? (ollama serve)\n")
     }
 
     @Test("pull without a terminal prints one line per step, then the result on stdout")
@@ -90,16 +92,22 @@ struct ModelCommandsTests {
         server.streaming.dropAfterLines = nil
         let unknown = await trove(["pull", "nosuch"], index: folder.path + "/i.sqlite", server: server)
         #expect(unknown.status == 69)
-        #expect(unknown.error.hasSuffix(
-            "Error: ollama could not pull 'nosuch': pull model manifest: file does not exist — check the name at"
-                + " https://ollama.com/library\n"))
+        #expect(
+            unknown.error.hasSuffix(
+                "Error: ollama could not pull 'nosuch': pull model manifest: file does not exist — check the name at"
+                    + " https://ollama.com/library\n"))
     }
 
-    @Test("pull needs one valid name", arguments: [
-        ([], "Error: missing the model to pull, e.g. nomic-embed-text"),
-        (["bad name"], "Error: 'bad name' is not a model name: 'bad name' may hold only letters, digits, '.', '_' and '-'"),
-        (["a", "b"], "Error: unexpected argument 'b': pull one model at a time"),
-    ])
+    @Test(
+        "pull needs one valid name",
+        arguments: [
+            ([], "Error: missing the model to pull, e.g. nomic-embed-text"),
+            (
+                ["bad name"],
+                "Error: 'bad name' is not a model name: 'bad name' may hold only letters, digits, '.', '_' and '-'"
+            ),
+            (["a", "b"], "Error: unexpected argument 'b': pull one model at a time"),
+        ])
     func pullUsage(arguments: [String], message: String) async throws {
         let folder = try TemporaryDirectory()
         let run = await trove(["pull"] + arguments, index: folder.path + "/i.sqlite")
@@ -133,12 +141,16 @@ struct ModelCommandsTests {
     func doctorChatModel() async throws {
         let server = try FakeOllamaServer(models: [.embedding("nomic-embed-text"), .chat("llama3.2")])
         let folder = try TemporaryDirectory()
-        let healthy = await trove(["doctor", "--chat-model", "llama3.2"], index: folder.path + "/i.sqlite", server: server)
+        let healthy = await trove(
+            ["doctor", "--chat-model", "llama3.2"], index: folder.path + "/i.sqlite", server: server)
         #expect(healthy.status == 0, "\(healthy.output)")
-        #expect(healthy.output.contains("ok       chat model: 'llama3.2' is pulled and can chat, context 131072 tokens\n"))
-        let missing = await trove(["doctor", "--chat-model", "mistral"], index: folder.path + "/i.sqlite", server: server)
+        #expect(
+            healthy.output.contains("ok       chat model: 'llama3.2' is pulled and can chat, context 131072 tokens\n"))
+        let missing = await trove(
+            ["doctor", "--chat-model", "mistral"], index: folder.path + "/i.sqlite", server: server)
         #expect(missing.status == 1)
-        #expect(missing.output.contains("problem  chat model: model 'mistral' is not pulled — fix: ollama pull mistral\n"))
+        #expect(
+            missing.output.contains("problem  chat model: model 'mistral' is not pulled — fix: ollama pull mistral\n"))
         let embedder = await trove(
             ["doctor", "--chat-model", "nomic-embed-text"], index: folder.path + "/i.sqlite", server: server)
         #expect(embedder.status == 1)
@@ -190,26 +202,42 @@ struct ConfigTests {
         #expect(fromFlag.output.contains("(flag --ollama)"))
     }
 
-    @Test("unknown keys and bad values are errors naming the key and the file", arguments: [
-        (#"{"serch_limit": 5}"#,
-         "unknown key 'serch_limit' in config file FILE — known keys: chat_model, chat_temperature, embed_model, index,"
-            + " ollama_url, request_timeout, search_limit"),
-        (#"{"search_limit": "ten"}"#,
-         "bad value for 'search_limit' in config file FILE: expected a whole number from 1 to 10000, got \"ten\""),
-        (#"{"search_limit": true}"#,
-         "bad value for 'search_limit' in config file FILE: expected a whole number from 1 to 10000, got true"),
-        (#"{"chat_temperature": 3}"#,
-         "bad value for 'chat_temperature' in config file FILE: expected a number from 0 to 2, got 3"),
-        (#"{"chat_model": ""}"#, "bad value for 'chat_model' in config file FILE: expected a non-empty string, got \"\""),
-        (#"{"ollama_url": "http://h:99999"}"#,
-         "bad value for 'ollama_url' in config file FILE: port '99999' is not a number from 0 to 65535"),
-        (#"{"chat_model": }"#, "config file FILE is not valid JSON — fix it, or see: trove config --help"),
-        (#"["x"]"#, "config file FILE must hold a JSON object like {\"chat_model\": \"llama3.2\"}"),
-    ])
+    @Test(
+        "unknown keys and bad values are errors naming the key and the file",
+        arguments: [
+            (
+                #"{"serch_limit": 5}"#,
+                "unknown key 'serch_limit' in config file FILE — known keys: chat_model, chat_temperature, embed_model, index,"
+                    + " ollama_url, request_timeout, search_limit"
+            ),
+            (
+                #"{"search_limit": "ten"}"#,
+                "bad value for 'search_limit' in config file FILE: expected a whole number from 1 to 10000, got \"ten\""
+            ),
+            (
+                #"{"search_limit": true}"#,
+                "bad value for 'search_limit' in config file FILE: expected a whole number from 1 to 10000, got true"
+            ),
+            (
+                #"{"chat_temperature": 3}"#,
+                "bad value for 'chat_temperature' in config file FILE: expected a number from 0 to 2, got 3"
+            ),
+            (
+                #"{"chat_model": ""}"#,
+                "bad value for 'chat_model' in config file FILE: expected a non-empty string, got \"\""
+            ),
+            (
+                #"{"ollama_url": "http://h:99999"}"#,
+                "bad value for 'ollama_url' in config file FILE: port '99999' is not a number from 0 to 65535"
+            ),
+            (#"{"chat_model": }"#, "config file FILE is not valid JSON — fix it, or see: trove config --help"),
+            (#"["x"]"#, "config file FILE must hold a JSON object like {\"chat_model\": \"llama3.2\"}"),
+        ])
     func badFiles(text: String, message: String) async throws {
         let folder = try TemporaryDirectory()
         let file = try folder.write("trove/config.json", text)
-        let run = await trove(["config"], index: folder.path + "/i.sqlite", environment: ["XDG_CONFIG_HOME": folder.path])
+        let run = await trove(
+            ["config"], index: folder.path + "/i.sqlite", environment: ["XDG_CONFIG_HOME": folder.path])
         #expect(run.status == 1)
         #expect(run.error == "Error: " + message.replacingOccurrences(of: "FILE", with: file) + "\n")
     }

@@ -10,7 +10,8 @@ struct ProgressMeterTests {
         var meter = ProgressMeter()
         let start = ContinuousClock.now
         let update = { (completed: Int64) in
-            OllamaClient.ProgressUpdate(status: "pulling abc", digest: "sha256:abc", total: 4_000_000, completed: completed)
+            OllamaClient.ProgressUpdate(
+                status: "pulling abc", digest: "sha256:abc", total: 4_000_000, completed: completed)
         }
         #expect(meter.render(update(0), now: start) == "pulling abc  0% [                    ] 0 B/4.0 MB")
         #expect(
