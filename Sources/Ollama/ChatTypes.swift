@@ -160,14 +160,14 @@ extension OllamaClient {
         /// Model parameters.
         public var options: Options?
         /// Asks a thinking model to reason first (sent as `think`); the reasoning arrives in `message.thinking`.
-        public var think: Bool?
+        public var think: Think?
         /// How long the model stays loaded afterwards, e.g. `5m`.
         public var keepAlive: String?
 
         /// A request; `nil` fields are left out so Ollama's defaults apply.
         public init(
             model: String, messages: [Message], tools: [Tool]? = nil, format: ResponseFormat? = nil,
-            options: Options? = nil, think: Bool? = nil, keepAlive: String? = nil
+            options: Options? = nil, think: Think? = nil, keepAlive: String? = nil
         ) {
             self.model = model
             self.messages = messages
@@ -264,7 +264,7 @@ extension OllamaClient {
         /// Model parameters.
         public var options: Options?
         /// Asks a thinking model to reason first.
-        public var think: Bool?
+        public var think: Think?
         /// How long the model stays loaded afterwards, e.g. `5m`; `0` unloads it.
         public var keepAlive: String?
 
@@ -272,7 +272,7 @@ extension OllamaClient {
         public init(
             model: String, prompt: String, suffix: String? = nil, system: String? = nil, template: String? = nil,
             raw: Bool? = nil, images: [String]? = nil, format: ResponseFormat? = nil, options: Options? = nil,
-            think: Bool? = nil, keepAlive: String? = nil
+            think: Think? = nil, keepAlive: String? = nil
         ) {
             self.model = model
             self.prompt = prompt
@@ -353,6 +353,47 @@ extension OllamaClient {
             try container.encodeIfPresent(doneReason, forKey: .doneReason)
             try metrics.encode(to: encoder)
         }
+    }
+}
+
+extension OllamaClient {
+    /// Whether a thinking model reasons before it answers: `true`/`false`, or a level for models that take one.
+    public enum Think: Codable, Sendable, Equatable, ExpressibleByBooleanLiteral {
+        /// `"think": true`.
+        case enabled
+        /// `"think": false`: answer directly, even on a model that reasons by default.
+        case disabled
+        /// `"think": "low" | "medium" | "high"`, for models such as gpt-oss.
+        case level(String)
+
+        /// `true` or `false`.
+        public init(booleanLiteral value: Bool) { self = value ? .enabled : .disabled }
+
+        /// Decodes a boolean or a level.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                self = flag ? .enabled : .disabled
+            } else {
+                self = .level(try container.decode(String.self))
+            }
+        }
+
+        /// Encodes as Ollama expects.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .enabled: try container.encode(true)
+            case .disabled: try container.encode(false)
+            case .level(let level): try container.encode(level)
+            }
+        }
+    }
+
+    /// A `keep_alive` value for `duration`, e.g. `300s` or `1500ms`; `.zero` unloads the model right away.
+    public static func keepAlive(_ duration: Duration) -> String {
+        let milliseconds = duration.nanoseconds / 1_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 }
 

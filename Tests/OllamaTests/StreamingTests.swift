@@ -230,6 +230,14 @@ struct StreamingTests {
         let reply = try await rig.client.chatStream(request).collect()
         #expect(reply.message.thinking == "The notes mention Paris.")
         #expect(reply.message.content == "Paris is the capital of France [1].")
+        request.think = .level("high")
+        request.keepAlive = OllamaClient.keepAlive(.seconds(90))
+        _ = try await rig.client.chat(request)
+        let sent = try #require(
+            try JSONSerialization.jsonObject(with: rig.server.lastRequestBody(path: "/api/chat")!) as? [String: Any])
+        #expect(sent["think"] as? String == "high")
+        #expect(sent["keep_alive"] as? String == "90s")
+        #expect(OllamaClient.keepAlive(.milliseconds(1500)) == "1500ms")
     }
 
     @Test("format json and a schema are sent as Ollama expects, and the answer is JSON")
