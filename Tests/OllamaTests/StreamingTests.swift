@@ -295,6 +295,18 @@ struct StreamingTests {
                 == "model 'nomic-embed-text' cannot generate text — choose a chat model, e.g. ollama pull llama3.2")
     }
 
+    @Test("a model without tools or thinking says so and what to do", arguments: ["tools", "thinking"])
+    func unsupportedFeature(feature: String) async throws {
+        let rig = try Rig()
+        rig.server.fault = .status(400, message: "\"llama3.2\" does not support \(feature)")
+        let (_, error) = await drain(rig.client.chatStream(question))
+        #expect(error?.kind == .notCapable)
+        #expect(
+            error?.description
+                == "model 'llama3.2' cannot do what was asked: \"llama3.2\" does not support \(feature) — leave that"
+                + " option out or choose another model")
+    }
+
     @Test("a busy server, a broken reply and no server at all are told apart on streams")
     func streamErrors() async throws {
         let rig = try Rig()
