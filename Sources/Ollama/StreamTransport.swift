@@ -9,6 +9,8 @@ import Foundation
 enum StreamEvent: Sendable {
     /// One complete NDJSON line of a 2xx reply.
     case line([UInt8])
+    /// The server answered with a non-2xx status; the caller maps it, knowing the model.
+    case rejected(status: Int, body: [UInt8])
     /// The reply ended: cleanly (nil) or with the error a user should see.
     case completed(OllamaError?)
 }
@@ -139,12 +141,7 @@ final class NDJSONStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked S
         }
         let status = status(of: task)
         guard (200..<300).contains(status) else {
-            // Filled in by the caller, which knows the model.
-            deliver(
-                .completed(
-                    OllamaError(
-                        kind: .badRequest, message: "", endpoint: endpoint, status: status,
-                        serverMessage: String(decoding: errorBody, as: UTF8.self))))
+            deliver(.rejected(status: status, body: errorBody))
             return
         }
         if let last = framer.finish() { deliver(.line(last)) }
@@ -214,16 +211,13 @@ extension OllamaClient {
                         finished.set()
                         continuation.finish(throwing: error)
                     }
+                case .rejected(let status, let body):
+                    finished.set()
+                    continuation.finish(
+                        throwing: OllamaError.fromHTTP(status: status, body: body, endpoint: endpoint, model: model))
                 case .completed(let error?):
                     finished.set()
-                    if error.message.isEmpty, let status = error.status {
-                        continuation.finish(
-                            throwing: OllamaError.fromHTTP(
-                                status: status, body: Array((error.serverMessage ?? "").utf8), endpoint: endpoint,
-                                model: model))
-                    } else {
-                        continuation.finish(throwing: error)
-                    }
+                    continuation.finish(throwing: error)
                 case .completed(nil):
                     finished.set()
                     continuation.finish(
@@ -238,7 +232,11 @@ extension OllamaClient {
             let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
             let task = session.dataTask(with: request)
             continuation.onTermination = { termination in
-                if case .cancelled = termination { delegate.end(.cancelled) }
+                switch termination {
+                case .finished(nil): break
+                // Stopped by the consumer, or failed: what is left of the reply is not worth reading.
+                default: delegate.end(.cancelled)
+                }
                 // Breaks the session → delegate reference cycle once the task is over.
                 session.finishTasksAndInvalidate()
             }
