@@ -374,3 +374,19 @@ extension OllamaClient {
         }
     }
 }
+
+extension OllamaClient: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `OllamaClient(http://127.0.0.1:11434)`: never the headers, which may hold a key.
+    public var description: String { "OllamaClient(\(baseText))" }
+    /// The same as `description`.
+    public var debugDescription: String { description }
+    /// What `dump` and debuggers show: the URL and timeouts, and only the names of the headers.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "baseURL": baseURL, "requestTimeout": requestTimeout, "streamIdleTimeout": streamIdleTimeout,
+                "headers": headers.keys.sorted(),
+            ])
+    }
+}

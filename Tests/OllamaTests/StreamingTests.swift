@@ -378,3 +378,17 @@ struct OKErrorTests {
         #expect(whole?.description == "ollama failed on /api/chat: llama runner process has terminated: exit status 2")
     }
 }
+
+@Suite("secrets stay secret")
+struct SecretTests {
+    @Test("printing, dumping or debugging a client never shows the API key")
+    func apiKeyHidden() {
+        let client = OllamaClient(baseURL: URL(string: "http://h:1")!, apiKey: "sk-very-secret")
+        #expect(String(describing: client) == "OllamaClient(http://h:1)")
+        #expect(!String(reflecting: client).contains("sk-very-secret"))
+        var dumped = ""
+        dump(client, to: &dumped)
+        #expect(!dumped.contains("sk-very-secret"))
+        #expect(dumped.contains("Authorization"))
+    }
+}
