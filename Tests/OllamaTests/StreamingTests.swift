@@ -115,6 +115,23 @@ struct StreamingTests {
         #expect(chunks.last?.done == true)
     }
 
+    @Test("concurrent streams from one client each get their own whole answer")
+    func concurrentStreams() async throws {
+        let rig = try Rig()
+        rig.server.streaming.writeSize = 5
+        let client = rig.client
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let request = OllamaClient.ChatRequest(model: "llama3.2", messages: [.user("question \(index)")])
+                    return try await client.chatStream(request).collect().message.content
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers == Array(repeating: "Paris is the capital of France [1].", count: 8))
+    }
+
     @Test("a consumer that stops reading cancels the HTTP request")
     func consumerStops() async throws {
         let rig = try Rig()

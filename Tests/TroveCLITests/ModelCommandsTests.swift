@@ -34,6 +34,18 @@ struct ModelCommandsTests {
         #expect(row["size"] as? Int == 1_064_000 && row["family"] as? String == "nomic-bert")
     }
 
+    @Test("no models at all says what to pull")
+    func noModels() async throws {
+        let server = try FakeOllamaServer(models: [])
+        let folder = try TemporaryDirectory()
+        let run = await trove(["models"], index: folder.path + "/i.sqlite", server: server)
+        #expect(run.status == 0)
+        #expect(run.output.isEmpty)
+        #expect(run.error == "no models pulled on http://127.0.0.1:\(server.port) — try: trove pull nomic-embed-text\n")
+        let json = await trove(["models", "--json"], index: folder.path + "/i.sqlite", server: server)
+        #expect(json.output == "[]\n")
+    }
+
     @Test("models without a server exits 69 with the fix")
     func modelsUnreachable() async throws {
         let server = try FakeOllamaServer()
