@@ -4,7 +4,7 @@ public enum Launcher {
 
     static var commands: [any Command.Type] {
         [
-            IndexCommand.self, SearchCommand.self, StatusCommand.self, DoctorCommand.self, ForgetCommand.self,
+            IndexCommand.self, SearchCommand.self, AskCommand.self, ChatCommand.self, StatusCommand.self, DoctorCommand.self, ForgetCommand.self,
             VacuumCommand.self, ModelsCommand.self, PullCommand.self, RmCommand.self, ConfigCommand.self,
         ]
     }

@@ -146,7 +146,8 @@ extension FakeOllamaServer.Core {
             chat
             ? messages.compactMap { $0["content"] as? String }.joined(separator: "\n")
             : [body["system"] as? String, body["prompt"] as? String].compactMap { $0 }.joined(separator: "\n")
-        var promptTokens = FakeOllamaServer.wordHashes(of: promptText).count
+        // Like a real tokenizer, at least one token per whitespace-separated piece (a `|` or `---` included).
+        var promptTokens = promptText.split(whereSeparator: \.isWhitespace).count
         if let context = options["num_ctx"] as? Int, promptTokens > context { promptTokens = context }
         if let forced = settings.promptEvalCount { promptTokens = forced }
 
