@@ -40,6 +40,8 @@ let package = Package(
         ),
         .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveMiniLM"], swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
+        // The README's Ollama examples, compiled with everything else so they cannot rot.
+        .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
             dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM"],
@@ -47,7 +49,10 @@ let package = Package(
         ),
 
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport", swiftSettings: strict),
-        .testTarget(name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch"], swiftSettings: strict),

@@ -12,15 +12,18 @@ struct DoctorCommand: Command {
 
         Options:
           --model NAME        embedding model to check (default: the index's, else $TROVE_EMBED_MODEL, else nomic-embed-text)
+          --chat-model NAME   also check a chat model: pulled, able to chat, its context length
         \(CommonOptions.help)
         """
 
     var common: CommonOptions
     var model: String?
+    var chatModel: String?
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         model = try arguments.value("--model")
+        chatModel = try arguments.value("--chat-model")
         let extra = try arguments.positionals()
         if let first = extra.first { throw UsageError("unexpected argument '\(first)'") }
     }
@@ -28,7 +31,8 @@ struct DoctorCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
         let model = self.model ?? Self.indexedModel(at: settings.indexPath) ?? settings.embedModel(flag: nil)
-        var doctor = Doctor(client: settings.client, model: model, indexPath: settings.indexPath)
+        var doctor = Doctor(
+            client: settings.client, model: model, indexPath: settings.indexPath, chatModel: chatModel)
         doctor.modelFolder = settings.modelFolder
         doctor.embedderKind = Self.indexedEmbedder(at: settings.indexPath) ?? settings.environment["TROVE_EMBEDDER"] ?? "ollama"
         let checks = await doctor.run()

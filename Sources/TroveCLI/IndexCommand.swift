@@ -9,7 +9,8 @@ struct IndexCommand: Command {
     static let abstract = "Index folders of documents for search (again: only what changed is re-embedded)."
     static let usage = "trove index [options] [FOLDER…]"
     static let details = """
-        With no FOLDER, refreshes every folder the index already holds.
+        With no FOLDER, refreshes every folder the index already holds. A rerun re-embeds only chunks whose
+        text changed; an edited, moved or copied file reuses the vectors of its unchanged passages.
 
         Options:
           --embedder KIND     ollama or builtin (all-minilm-l6-v2 in-process, no server; default: the index's,
@@ -18,25 +19,37 @@ struct IndexCommand: Command {
           --include GLOB      index only files matching GLOB (repeatable), e.g. '*.md' or 'docs/**'
           --exclude GLOB      skip files and folders matching GLOB (repeatable)
           --max-file-size N   skip files larger than N bytes (suffix k, M, G; default 10M)
-          --batch N           chunks per embedding request (default 64)
+          --batch N           chunks per embedding request (default \(IndexOptions.defaultBatchSize))
+          --jobs N            embedding requests in flight at once (default \(IndexOptions.defaultJobs))
+          --retries N         retries of a failed request: connection, timeout, busy, 5xx (default 3)
+          --reembed           rebuild every vector with the model as it is now (after ollama pull, or with
+                              another --model); searches use the old vectors until the new set is complete
           --json              print the summary as JSON
-          -q, --quiet         no progress, no warnings
+          -q, --quiet         no progress, no warnings: only the summary
+          -v, --verbose       one line per document written, refreshed or removed
         \(CommonOptions.help)
 
         Honours .gitignore and .troveignore files; skips .git, node_modules, .build and hidden folders.
+        Each batch is saved in one transaction: Ctrl-C finishes the batch, prints what was done and exits 130,
+        and the next run resumes. If Ollama goes away, the run stops after saving the work finished so far.
 
         Examples:
           trove index ~/notes
           trove index --include '*.md' --exclude 'archive/**' ~/notes
+          trove index --reembed
         """
 
     var common: CommonOptions
     var model: String?
     var embedderKind: String?
     var crawl = CrawlOptions()
-    var batchSize = 64
+    var batchSize = IndexOptions.defaultBatchSize
+    var jobs = IndexOptions.defaultJobs
+    var retries = 3
+    var reembed: Bool
     var json: Bool
     var quiet: Bool
+    var verbose: Bool
     var folders: [String]
 
     init(parsing arguments: inout Arguments) throws {
@@ -47,9 +60,14 @@ struct IndexCommand: Command {
         crawl.excludes = try arguments.values("--exclude")
         if let size = try arguments.byteSize("--max-file-size") { crawl.maxFileSize = size }
         if let batch = try arguments.integer("--batch", minimum: 1) { batchSize = batch }
+        if let jobs = try arguments.integer("--jobs", minimum: 1) { self.jobs = jobs }
+        if let retries = try arguments.integer("--retries", minimum: 0) { self.retries = retries }
+        reembed = arguments.flag("--reembed")
         json = arguments.flag("--json")
         quiet = arguments.flag("-q", "--quiet")
+        verbose = arguments.flag("-v", "--verbose")
         folders = try arguments.positionals()
+        if quiet && verbose { throw UsageError("--quiet and --verbose contradict each other: pick one") }
     }
 
     func run(_ console: Console) async throws -> Int32 {
@@ -64,21 +82,32 @@ struct IndexCommand: Command {
         let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model, indexed: store.manifest())
         let model = embedder.model
         let progress = ProgressLine(stream: console.error, enabled: !quiet && console.error.isTerminal)
-        let summary = try await Indexer(store: store, embedder: embedder).run(
-            IndexOptions(roots: roots, crawl: crawl, batchSize: batchSize)
-        ) { event in
+        let stop = Interrupts.listen()
+        defer { Interrupts.stopListening() }
+        var retryPolicy = RetryPolicy(retries: retries)
+        if let base = console.environment["TROVE_RETRY_BASE_MS"].flatMap(Int.init) {
+            // For tests of the retry path: the default half-second backoff would make them slow.
+            retryPolicy.baseDelay = .milliseconds(base)
+        }
+        let options = IndexOptions(
+            roots: roots, crawl: crawl, batchSize: batchSize, jobs: jobs, retry: retryPolicy, reembed: reembed,
+            stop: stop)
+        let summary = try await Indexer(store: store, embedder: embedder).run(options) { event in
             switch event {
             case .crawled(let root, let files):
                 progress.clear()
                 if !quiet { console.log("indexing \(root): \(files) files") }
-            case .skipped(let message):
-                progress.clear()
-                if !quiet { console.log("warning: \(message)") }
-            case .warning(let message):
+            case .skipped(let message), .warning(let message):
                 progress.clear()
                 if !quiet { console.log("warning: \(message)") }
             case .progress(let done, let total, let chunks):
-                progress.update("\(done)/\(total) files · \(chunks) chunks embedded")
+                progress.update(filesDone: done, filesTotal: total, chunksEmbedded: chunks)
+            case .document(let path, let change, let chunks, let reused):
+                guard verbose else { return }
+                progress.clear()
+                let padded = change.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+                let detail = change == .new || change == .changed ? " (\(chunks) chunks, \(reused) reused)" : ""
+                console.log("\(padded) \(path)\(detail)")
             }
         }
         progress.clear()
@@ -87,13 +116,30 @@ struct IndexCommand: Command {
         } else {
             console.print(Self.describe(summary, model: model))
         }
+        // Large runs leave a large WAL; fold it into the file while nobody else is likely to be writing.
+        if summary.chunksEmbedded > 10_000 { try? store.checkpoint() }
+        if summary.interrupted {
+            console.log("interrupted: what is counted above is saved — run trove index again to finish")
+            return ExitCode.interrupted
+        }
         return ExitCode.success
     }
 
     static func describe(_ summary: IndexSummary, model: String) -> String {
-        "\(summary.newDocuments) new, \(summary.changedDocuments) changed, \(summary.unchangedDocuments) unchanged, "
-            + "\(summary.removedDocuments) removed, \(summary.skippedFiles) skipped; "
-            + "\(summary.chunksEmbedded) chunks embedded with \(model) in "
+        var skipped = "\(summary.skippedFiles) skipped"
+        if !summary.skippedReasons.isEmpty {
+            skipped +=
+                " ("
+                + summary.skippedReasons.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+                .joined(separator: ", ") + ")"
+        }
+        var text =
+            "\(summary.newDocuments) new, \(summary.changedDocuments) changed, \(summary.unchangedDocuments) unchanged, "
+            + "\(summary.removedDocuments) removed, \(skipped); "
+            + "\(summary.chunksEmbedded) chunks embedded, \(summary.chunksReused) reused, with \(model) in "
             + String(format: "%.1f", summary.seconds) + " s"
+        if summary.chunksReembedded > 0 { text += "; \(summary.chunksReembedded) vectors rebuilt" }
+        if summary.retries > 0 { text += "; \(summary.retries) \(summary.retries == 1 ? "request" : "requests") retried" }
+        return text
     }
 }

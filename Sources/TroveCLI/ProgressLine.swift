@@ -8,6 +8,7 @@ final class ProgressLine: Sendable {
     private let state = Mutex(State())
 
     private struct State {
+        var started = ContinuousClock.now
         var lastDraw = ContinuousClock.now - .seconds(1)
         var visible = false
     }
@@ -27,6 +28,32 @@ final class ProgressLine: Sendable {
             stream.write("\r\u{1B}[K" + text)
         }
     }
+
+    /// Files done of the total, chunks embedded, with the rate and the time left, measured from this line's start.
+    func update(filesDone: Int, filesTotal: Int, chunksEmbedded: Int) {
+        guard enabled else { return }
+        let elapsed = state.withLock { ContinuousClock.now - $0.started }
+        update(
+            Self.render(
+                filesDone: filesDone, filesTotal: filesTotal, chunksEmbedded: chunksEmbedded,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+    }
+
+    /// E.g. `412/1000 files · 2310 chunks embedded · 85 chunks/s · 0:42 left`; rate and time left appear once
+    /// there is a second of history to estimate them from.
+    static func render(filesDone: Int, filesTotal: Int, chunksEmbedded: Int, seconds: Double) -> String {
+        var text = "\(filesDone)/\(filesTotal) files · \(chunksEmbedded) chunks embedded"
+        guard seconds >= 1 else { return text }
+        text += " · \(Int((Double(chunksEmbedded) / seconds).rounded())) chunks/s"
+        if filesDone > 0, filesTotal > filesDone {
+            let left = Int((seconds / Double(filesDone) * Double(filesTotal - filesDone)).rounded())
+            text += " · " + (left >= 3600 ? "\(left / 3600):" + twoDigits(left / 60 % 60) : "\(left / 60)")
+                + ":" + twoDigits(left % 60) + " left"
+        }
+        return text
+    }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// Erases the line so that a log line or the result starts clean.
     func clear() {

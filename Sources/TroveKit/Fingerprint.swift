@@ -33,7 +33,7 @@ enum Fingerprint {
         throw IndexError(
             code: .modelMismatch,
             message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "
-                + "not '\(model)' — use --model \(existing.model), or --index NEW.sqlite for a new index")
+                + "not '\(model)' — use --model \(existing.model), or rebuild its vectors: trove index --reembed --model \(model)")
     }
 
     /// Refuses a run whose vectors would not be comparable with those already stored.
@@ -43,7 +43,7 @@ enum Fingerprint {
             throw IndexError(
                 code: .dimensionMismatch,
                 message: "index \(indexPath) holds \(existing.dimension)-dimension vectors but '\(proposed.model)' "
-                    + "now makes \(proposed.dimension) — use --index NEW.sqlite for a new index")
+                    + "now makes \(proposed.dimension) — rebuild its vectors: trove index --reembed")
         }
         if existing.chunkerVersion != proposed.chunkerVersion
             || existing.chunkerParameters != proposed.chunkerParameters
@@ -54,5 +54,31 @@ enum Fingerprint {
                     + "(\(existing.chunkerParameters)), this trove chunks with version \(proposed.chunkerVersion) "
                     + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
         }
+        try checkDigest(existing: existing, proposed: proposed, indexPath: indexPath)
+    }
+}
+
+extension Fingerprint {
+    /// Refuses a `--reembed` whose chunker differs: re-embedding keeps the stored chunks, so they must be the
+    /// chunks this trove would make.
+    static func checkChunker(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
+        if existing.chunkerVersion != proposed.chunkerVersion
+            || existing.chunkerParameters != proposed.chunkerParameters
+        {
+            throw IndexError(
+                code: .chunkerMismatch,
+                message: "index \(indexPath) was chunked with version \(existing.chunkerVersion) "
+                    + "(\(existing.chunkerParameters)), '\(proposed.model)' needs version \(proposed.chunkerVersion) "
+                    + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
+        }
+    }
+
+    /// Refuses a run whose model was re-pulled with other weights under the same name.
+    static func checkDigest(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
+        guard let old = existing.modelDigest, let new = proposed.modelDigest, old != new else { return }
+        throw IndexError(
+            code: .digestMismatch,
+            message: "model '\(proposed.model)' changed since index \(indexPath) was built (digest "
+                + "\(old.prefix(12)) → \(new.prefix(12)), after an ollama pull?) — run: trove index --reembed")
     }
 }

@@ -2,6 +2,10 @@
 public struct IndexError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: Sendable, Equatable {
         case empty, modelMismatch, dimensionMismatch, chunkerMismatch, embedderMismatch, noRoots
+        /// The model's weights changed under the same name (`ollama pull`); `--reembed` rebuilds the vectors.
+        case digestMismatch
+        /// The model refused a stored chunk while re-embedding.
+        case notEmbeddable
     }
 
     public var code: Code

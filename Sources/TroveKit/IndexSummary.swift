@@ -5,7 +5,20 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var unchangedDocuments = 0
     public var removedDocuments = 0
     public var skippedFiles = 0
+    /// Why files were skipped: a reason (`binary`, `too large`, `unreadable`, `not embeddable`) and how many.
+    public var skippedReasons: [String: Int] = [:]
+    /// Chunks sent to the embedder in this run.
     public var chunksEmbedded = 0
+    /// Chunks whose vector was taken from the index (same text seen before: an edit elsewhere, a move, a copy).
+    public var chunksReused = 0
+    /// Embedding requests that failed transiently and were sent again.
+    public var retries = 0
+    /// Vectors rebuilt by `--reembed`.
+    public var chunksReembedded = 0
+    /// True when the run was stopped early (Ctrl-C): what is counted was saved, the rest was not looked at.
+    public var interrupted = false
+    /// Indexable files found by the crawl (over all roots).
+    public var filesTotal = 0
     public var seconds = 0.0
 
     public init() {}
@@ -16,9 +29,29 @@ public struct IndexSummary: Sendable, Equatable, Codable {
         case unchangedDocuments = "unchanged"
         case removedDocuments = "removed"
         case skippedFiles = "skipped"
+        case skippedReasons = "skipped_reasons"
         case chunksEmbedded = "chunks_embedded"
+        case chunksReused = "chunks_reused"
+        case chunksReembedded = "chunks_reembedded"
+        case retries
+        case interrupted
+        case filesTotal = "files"
         case seconds
     }
+
+    /// Documents written or confirmed by this run.
+    public var documentsDone: Int { newDocuments + changedDocuments + unchangedDocuments }
+
+    /// Counts one skipped file under `reason`.
+    mutating func skip(_ reason: String) {
+        skippedFiles += 1
+        skippedReasons[reason, default: 0] += 1
+    }
+}
+
+/// How a document changed in a run, for `--verbose`.
+public enum DocumentChange: String, Sendable, Equatable {
+    case new, changed, touched, removed
 }
 
 /// Something an index run reports while it works.
@@ -31,4 +64,7 @@ public enum IndexEvent: Sendable {
     case warning(String)
     /// Files looked at so far out of the total, and chunks embedded so far.
     case progress(filesDone: Int, filesTotal: Int, chunksEmbedded: Int)
+    /// A document was written (`new`, `changed`), had only its stat refreshed (`touched`), or was removed;
+    /// with its chunks and how many of them reused a stored vector. For `--verbose`.
+    case document(path: String, change: DocumentChange, chunks: Int, reused: Int)
 }

@@ -18,6 +18,21 @@ public struct SearchHit: Sendable, Equatable {
     public var score: Float
     public var text: String
 
+    public init(
+        rank: Int, chunkID: Int64, rootPath: String, relativePath: String, startLine: Int, endLine: Int,
+        heading: String, score: Float, text: String
+    ) {
+        self.rank = rank
+        self.chunkID = chunkID
+        self.rootPath = rootPath
+        self.relativePath = relativePath
+        self.startLine = startLine
+        self.endLine = endLine
+        self.heading = heading
+        self.score = score
+        self.text = text
+    }
+
     /// The document's absolute path.
     public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
 }

@@ -76,7 +76,29 @@ enum Schema {
             INSERT INTO chunks_fts(chunks_fts, rowid, text, heading) VALUES ('delete', old.id, old.text, old.heading);
             INSERT INTO chunks_fts(rowid, text, heading) VALUES (new.id, new.text, new.heading);
         END;
+        """,
+        // Migration 2: conversations of `trove chat`, kept with the index they searched so they can be resumed.
+        // Sources are stored as the JSON the CLI shows, since they are only ever read back whole.
         """
+        CREATE TABLE chat_sessions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT UNIQUE NOT NULL,
+            chat_model TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) STRICT;
+
+        CREATE TABLE chat_messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id INTEGER NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'summary')),
+            content TEXT NOT NULL,
+            sources TEXT NOT NULL DEFAULT '[]',
+            interrupted INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX chat_messages_session ON chat_messages(session_id, id);
+        """,
     ]
 
     /// The schema version this build writes and understands.

@@ -79,7 +79,7 @@ public final class FakeOllamaServer: Sendable {
     /// The port it listens on.
     public let port: UInt16
     /// Sockets, threads and counters; the threads hold it, not `self`, so `deinit` can stop them.
-    private let core: Core
+    let core: Core
 
     /// Starts listening on 127.0.0.1 at `port` (0: a free port the kernel picks).
     public init(models: [Model] = [.embedding("nomic-embed-text")], port: UInt16 = 0) throws {
@@ -97,6 +97,25 @@ public final class FakeOllamaServer: Sendable {
     public var fault: Fault {
         get { core.locked { core.currentFault } }
         set { core.locked { core.currentFault = newValue } }
+    }
+
+    /// Makes the next `count` requests to /api/embed answer `status` with `{"error": message}` (then normal again):
+    /// a server that is briefly busy (503) or failing (500).
+    public func failNextEmbeds(_ count: Int, status: Int, message: String = "server busy") {
+        core.locked { core.embedFailures = (count, status, message) }
+    }
+
+    /// When set, an /api/embed request with any input containing this text fails with HTTP 500, as Ollama fails a
+    /// whole batch for one input its runner cannot handle.
+    public var poisonedText: String? {
+        get { core.locked { core.poisonedText } }
+        set { core.locked { core.poisonedText = newValue } }
+    }
+
+    /// When set, /api/tags reports this digest for every model: the weights changed under the same name.
+    public var digestOverride: String? {
+        get { core.locked { core.digestOverride } }
+        set { core.locked { core.digestOverride = newValue } }
     }
 
     /// Number of texts embedded so far.
@@ -208,12 +227,15 @@ public final class FakeOllamaServer: Sendable {
     }
 
     /// The server's insides, shared with its threads.
-    private final class Core: @unchecked Sendable {  // mutable state behind `lock`; fds and port fixed after init
+    final class Core: @unchecked Sendable {  // mutable state behind `lock`; fds and port fixed after init
         let port: UInt16
         let models: [Model]
         private let listenFD: Int32
         private let lock = NSLock()
         var currentFault: Fault = .normal
+        var embedFailures: (remaining: Int, status: Int, message: String)?
+        var poisonedText: String?
+        var digestOverride: String?
         private var stopped = false
         private var connections: Set<Int32> = []
         var requestCounts: [String: Int] = [:]
@@ -221,6 +243,8 @@ public final class FakeOllamaServer: Sendable {
         var embeddedTotal = 0
         var acceptedConnections = 0
         var lastBodies: [String: Data] = [:]
+        /// State of the endpoints in FakeOllamaServer+Generation.swift.
+        let extras = Extras()
         private let threads = DispatchGroup()
 
         init(models: [Model], port: UInt16) throws {
@@ -360,6 +384,11 @@ public final class FakeOllamaServer: Sendable {
                 request.body = Array(buffer[0..<length])
                 buffer.removeFirst(length)
 
+                // Streaming endpoints write their reply piece by piece (FakeOllamaServer+Generation.swift).
+                if let keepOpen = serveExtended(request, fd: fd) {
+                    if !keepOpen || request.headers["connection"]?.lowercased() == "close" { return }
+                    continue
+                }
                 let reply = handle(request)
                 if locked({ stopped }) { return }
                 guard write(fd, reply) else { return }
@@ -461,7 +490,14 @@ public final class FakeOllamaServer: Sendable {
                 }
             }
             switch (request.method, request.path) {
-            case ("POST", "/api/embed"): return embed(request.body, fault: fault)
+            case ("POST", "/api/embed"):
+                let failure: (Int, String)? = locked {
+                    guard let failing = embedFailures, failing.remaining > 0 else { return nil }
+                    embedFailures = failing.remaining > 1 ? (failing.remaining - 1, failing.status, failing.message) : nil
+                    return (failing.status, failing.message)
+                }
+                if let (status, message) = failure { return Self.errorJSON(status, message) }
+                return embed(request.body, fault: fault)
             case ("GET", "/api/tags"): return tags()
             case ("POST", "/api/show"): return show(request.body)
             case ("GET", "/api/version"): return Self.json(200, "{\"version\":\"0.9.0\"}")
@@ -524,6 +560,9 @@ public final class FakeOllamaServer: Sendable {
                 tokens += hashes.count
                 hashed.append(hashes)
             }
+            if let poison = locked({ poisonedText }), inputs.contains(where: { $0.contains(poison) }) {
+                return Self.errorJSON(500, "llama runner failed to process the input")
+            }
             var dimension = model.dimension
             if let asked = request["dimensions"] as? Int, asked > 0 { dimension = min(asked, model.dimension) }
             if fault == .wrongDimension { dimension += 1 }
@@ -549,11 +588,12 @@ public final class FakeOllamaServer: Sendable {
         }
 
         private func tags() -> [UInt8] {
+            let override = locked { digestOverride }
             let entries = models.map { model -> [String: Any] in
                 let name = model.name.contains(":") ? model.name : model.name + ":latest"
                 return [
                     "name": name, "model": name, "modified_at": "2026-01-01T00:00:00Z",
-                    "size": 1_000_000 + model.dimension * 1000, "digest": model.digest,
+                    "size": 1_000_000 + model.dimension * 1000, "digest": override ?? model.digest,
                     "details": [
                         "format": "gguf", "family": model.family, "families": [model.family],
                         "parameter_size": "137M", "quantization_level": "F16",

@@ -1,0 +1,119 @@
+import Foundation
+
+/// A stored conversation of `trove chat`.
+public struct ChatSessionRecord: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var chatModel: String
+}
+
+/// One stored turn of a conversation.
+public struct ChatMessageRecord: Sendable, Equatable {
+    /// `user`, `assistant`, or `summary` (older turns condensed to keep history within budget).
+    public var role: String
+    public var content: String
+    /// The sources shown with an answer, as JSON.
+    public var sources: String
+    /// True for an answer cut short by Ctrl-C.
+    public var interrupted: Bool
+
+    public init(role: String, content: String, sources: String = "[]", interrupted: Bool = false) {
+        self.role = role
+        self.content = content
+        self.sources = sources
+        self.interrupted = interrupted
+    }
+}
+
+extension IndexStore {
+    /// The session called `name`, created (with `chatModel`) when it does not exist yet.
+    public func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord {
+        try inTransaction {
+            let now = Int64(Date().timeIntervalSince1970)
+            let found = try database.withStatement("SELECT id, chat_model FROM chat_sessions WHERE name = ?") {
+                statement -> ChatSessionRecord? in
+                try statement.bind(name, at: 1)
+                guard try statement.step() else { return nil }
+                return ChatSessionRecord(id: statement.int64(0), name: name, chatModel: statement.string(1))
+            }
+            if let found { return found }
+            return try database.withStatement(
+                "INSERT INTO chat_sessions (name, chat_model, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING id"
+            ) { statement in
+                try statement.bind(name, at: 1)
+                try statement.bind(chatModel, at: 2)
+                try statement.bind(now, at: 3)
+                try statement.bind(now, at: 4)
+                _ = try statement.step()
+                return ChatSessionRecord(id: statement.int64(0), name: name, chatModel: chatModel)
+            }
+        }
+    }
+
+    /// The session's messages, oldest first.
+    public func chatMessages(sessionID: Int64) throws -> [ChatMessageRecord] {
+        try database.withStatement(
+            "SELECT role, content, sources, interrupted FROM chat_messages WHERE session_id = ? ORDER BY id"
+        ) { statement in
+            try statement.bind(sessionID, at: 1)
+            var messages: [ChatMessageRecord] = []
+            while try statement.step() {
+                messages.append(
+                    ChatMessageRecord(
+                        role: statement.string(0), content: statement.string(1), sources: statement.string(2),
+                        interrupted: statement.int(3) != 0))
+            }
+            return messages
+        }
+    }
+
+    /// Replaces the session's stored history with `messages` (after trimming or a `/reset`), in one transaction.
+    public func replaceChatMessages(sessionID: Int64, with messages: [ChatMessageRecord]) throws {
+        try inTransaction {
+            try database.withStatement("DELETE FROM chat_messages WHERE session_id = ?") { statement in
+                try statement.bind(sessionID, at: 1)
+                try statement.run()
+            }
+            for message in messages { try insert(message, sessionID: sessionID) }
+        }
+    }
+
+    /// Appends turns to the session, in one transaction, so a question is never stored without its answer.
+    public func appendChatMessages(sessionID: Int64, _ messages: [ChatMessageRecord]) throws {
+        try inTransaction {
+            for message in messages { try insert(message, sessionID: sessionID) }
+        }
+    }
+
+    /// Records the chat model a session now uses (after `/model`).
+    public func setChatModel(sessionID: Int64, _ model: String) throws {
+        try database.withStatement("UPDATE chat_sessions SET chat_model = ? WHERE id = ?") { statement in
+            try statement.bind(model, at: 1)
+            try statement.bind(sessionID, at: 2)
+            try statement.run()
+        }
+    }
+
+    private func insert(_ message: ChatMessageRecord, sessionID: Int64) throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        try database.withStatement(
+            """
+            INSERT INTO chat_messages (session_id, role, content, sources, interrupted, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """
+        ) { statement in
+            try statement.bind(sessionID, at: 1)
+            try statement.bind(message.role, at: 2)
+            try statement.bind(message.content, at: 3)
+            try statement.bind(message.sources, at: 4)
+            try statement.bind(message.interrupted ? 1 : 0, at: 5)
+            try statement.bind(now, at: 6)
+            try statement.run()
+        }
+        try database.withStatement("UPDATE chat_sessions SET updated_at = ? WHERE id = ?") { statement in
+            try statement.bind(now, at: 1)
+            try statement.bind(sessionID, at: 2)
+            try statement.run()
+        }
+    }
+}
