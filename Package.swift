@@ -29,28 +29,40 @@ let package = Package(
         .target(name: "TroveIngest", swiftSettings: strict),
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
+        // Optimised even in debug builds: unoptimised SIMD and loops make the encoder ~50x slower, too slow for tests.
+        .target(
+            name: "TroveMiniLM", dependencies: ["COpenBLAS"],
+            swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(
             name: "TroveKit",
-            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch"],
+            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch", "TroveMiniLM"],
             swiftSettings: strict
         ),
-        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama"], swiftSettings: strict),
+        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveMiniLM"], swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
+        // The README's Ollama examples, compiled with everything else so they cannot rot.
+        .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
-            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport"],
+            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM"],
             swiftSettings: strict
         ),
 
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport", swiftSettings: strict),
-        .testTarget(name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch"], swiftSettings: strict),
+        .testTarget(
+            name: "TroveMiniLMTests", dependencies: ["TroveMiniLM"], resources: [.copy("Fixtures")],
+            swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
-            dependencies: ["TroveCLI", "TroveTestSupport", "trove"],
+            dependencies: ["TroveCLI", "TroveTestSupport", "trove", "TroveMiniLM"],
             swiftSettings: strict
         ),
     ]

@@ -10,16 +10,33 @@ final class HTTPTransport: Sendable {
     /// A session of our own, so that its connection limit and timeout do not leak into `URLSession.shared`.
     let session: URLSession
 
+    /// The caller's configuration, if any, that every session starts from.
+    let template: ConfigurationTemplate?
+
     /// Makes a session allowing 16 parallel connections; `idleTimeout` becomes `timeoutIntervalForRequest`.
-    init(idleTimeout: TimeInterval) {
-        let configuration = URLSessionConfiguration.ephemeral
+    init(idleTimeout: TimeInterval, template: ConfigurationTemplate? = nil) {
+        self.template = template
+        session = URLSession(configuration: Self.configuration(idleTimeout: idleTimeout, template: template))
+    }
+
+    /// A configuration for a streaming session with the same base settings.
+    func makeConfiguration(idleTimeout: TimeInterval) -> URLSessionConfiguration {
+        let configuration = Self.configuration(idleTimeout: idleTimeout, template: template)
+        configuration.httpMaximumConnectionsPerHost = 1
+        return configuration
+    }
+
+    private static func configuration(idleTimeout: TimeInterval, template: ConfigurationTemplate?)
+        -> URLSessionConfiguration
+    {
+        let configuration = template?.copy() ?? URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 16
         // URLSession's timer is an idle timer counted in whole seconds; ours (in `send`) is exact, this is a backstop.
-        configuration.timeoutIntervalForRequest = max(1, idleTimeout.rounded(.up))
+        configuration.timeoutIntervalForRequest = max(1, (idleTimeout + 1).rounded(.up))
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+        return configuration
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -128,4 +145,16 @@ final class HTTPTransport: Sendable {
                 endpoint: endpoint)
         }
     }
+}
+
+/// A caller's `URLSessionConfiguration`, copied once and only ever copied again, never changed.
+final class ConfigurationTemplate: @unchecked Sendable {  // the wrapped object is private and never mutated
+    private let configuration: URLSessionConfiguration
+
+    init(_ configuration: URLSessionConfiguration) {
+        self.configuration = configuration.copy() as! URLSessionConfiguration
+    }
+
+    /// A fresh copy to modify.
+    func copy() -> URLSessionConfiguration { configuration.copy() as! URLSessionConfiguration }
 }

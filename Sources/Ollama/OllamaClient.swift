@@ -11,18 +11,42 @@ public struct OllamaClient: Sendable {
     /// How long one request may stay idle before it fails with `.timeout`.
     ///
     /// A reply to these endpoints comes in one piece, so idle time is the time until the reply; the limit is
-    /// exact (URLSession's own whole-second timer is only a backstop).
+    /// exact (URLSession's own whole-second timer is only a backstop). Non-streaming chat and generate wait for
+    /// the whole answer under this limit.
     public var requestTimeout: Duration {
-        didSet { transport = HTTPTransport(idleTimeout: requestTimeout.timeInterval) }
+        didSet { transport = HTTPTransport(idleTimeout: requestTimeout.timeInterval, template: transport.template) }
     }
+    /// How long a streaming reply (chat, generate, pull, push, create) may go without a byte before it fails with
+    /// `.timeout`; the clock restarts with every chunk, so a long answer is never cut while tokens keep coming.
+    public var streamIdleTimeout: Duration
+    /// Headers sent with every request, e.g. `Authorization: Bearer …` for an Ollama behind a proxy.
+    ///
+    /// They are never logged, and no error message includes them.
+    public var headers: [String: String]
     /// The session shared by every copy of this client (until one of them changes `requestTimeout`).
-    private var transport: HTTPTransport
+    var transport: HTTPTransport
 
     /// A client for the server at `baseURL`; each client owns one URLSession with 16 connections per host.
-    public init(baseURL: URL, requestTimeout: Duration = .seconds(300)) {
+    ///
+    /// - Parameters:
+    ///   - requestTimeout: the limit for replies that come in one piece.
+    ///   - streamIdleTimeout: the longest silence a streaming reply may keep.
+    ///   - headers: extra headers for every request.
+    ///   - apiKey: sent as `Authorization: Bearer KEY` (e.g. from `OLLAMA_API_KEY`); overrides `headers`' own.
+    ///   - configuration: a session configuration to start from (proxies, TLS, cookies); the client copies it
+    ///     and sets only its timeouts and caching.
+    public init(
+        baseURL: URL, requestTimeout: Duration = .seconds(300), streamIdleTimeout: Duration = .seconds(300),
+        headers: [String: String] = [:], apiKey: String? = nil, configuration: URLSessionConfiguration? = nil
+    ) {
         self.baseURL = baseURL
         self.requestTimeout = requestTimeout
-        self.transport = HTTPTransport(idleTimeout: requestTimeout.timeInterval)
+        self.streamIdleTimeout = streamIdleTimeout
+        var headers = headers
+        if let apiKey, !apiKey.isEmpty { headers["Authorization"] = "Bearer \(apiKey)" }
+        self.headers = headers
+        self.transport = HTTPTransport(
+            idleTimeout: requestTimeout.timeInterval, template: configuration.map(ConfigurationTemplate.init))
     }
 
     /// `POST /api/embed`: one vector per input, in order; checks the count and that all lengths agree.
@@ -74,13 +98,14 @@ public struct OllamaClient: Sendable {
     }
 
     /// The request for `endpoint` below `baseURL`.
-    private func call(_ endpoint: String, method: String, json: Data?) throws -> URLRequest {
+    func call(_ endpoint: String, method: String, json: Data?) throws -> URLRequest {
         guard let url = URL(string: baseText + endpoint) else {
             throw OllamaError.unreachable(baseURL: baseText, endpoint: endpoint)
         }
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json {
             request.httpBody = json
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -89,7 +114,7 @@ public struct OllamaClient: Sendable {
     }
 
     /// Sends `request`; a non-2xx reply becomes the matching `OllamaError`.
-    private func send(_ request: URLRequest, endpoint: String, model: String?) async throws -> [UInt8] {
+    func send(_ request: URLRequest, endpoint: String, model: String?) async throws -> [UInt8] {
         let (status, body) = try await transport.send(
             request, endpoint: endpoint, baseURL: baseText, timeout: requestTimeout.timeInterval)
         guard (200..<300).contains(status) else {
@@ -99,8 +124,14 @@ public struct OllamaClient: Sendable {
     }
 
     /// Sends and decodes a JSON reply into `T`.
-    private func decode<T: Decodable>(_ endpoint: String, request: URLRequest, model: String?) async throws -> T {
+    func decode<T: Decodable>(_ endpoint: String, request: URLRequest, model: String?) async throws -> T {
         let body = try await send(request, endpoint: endpoint, model: model)
+        // A 200 that carries only `{"error": …}` (a model that failed while answering) is a failure, not a reply.
+        if let message = Self.streamedError(body) {
+            throw OllamaError(
+                kind: .serverError, message: "ollama failed on \(endpoint): \(message)", endpoint: endpoint,
+                status: 200, serverMessage: message)
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))
         } catch let error as DecodingError {
@@ -175,20 +206,24 @@ extension OllamaClient {
         public var keepAlive: String?
         /// Asks models that support it for shorter vectors.
         public var dimensions: Int?
+        /// Model parameters, e.g. `numCtx`.
+        public var options: Options?
 
         /// A request; `nil` options are left out of the JSON so Ollama's defaults apply.
         public init(
-            model: String, input: [String], truncate: Bool? = nil, keepAlive: String? = nil, dimensions: Int? = nil
+            model: String, input: [String], truncate: Bool? = nil, keepAlive: String? = nil, dimensions: Int? = nil,
+            options: Options? = nil
         ) {
             self.model = model
             self.input = input
             self.truncate = truncate
             self.keepAlive = keepAlive
             self.dimensions = dimensions
+            self.options = options
         }
 
         private enum CodingKeys: String, CodingKey {
-            case model, input, truncate, dimensions
+            case model, input, truncate, dimensions, options
             case keepAlive = "keep_alive"
         }
     }
@@ -337,5 +372,21 @@ extension OllamaClient {
             default: return nil
             }
         }
+    }
+}
+
+extension OllamaClient: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `OllamaClient(http://127.0.0.1:11434)`: never the headers, which may hold a key.
+    public var description: String { "OllamaClient(\(baseText))" }
+    /// The same as `description`.
+    public var debugDescription: String { description }
+    /// What `dump` and debuggers show: the URL and timeouts, and only the names of the headers.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "baseURL": baseURL, "requestTimeout": requestTimeout, "streamIdleTimeout": streamIdleTimeout,
+                "headers": headers.keys.sorted(),
+            ])
     }
 }

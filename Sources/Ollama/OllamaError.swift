@@ -92,6 +92,23 @@ extension OllamaError {
         OllamaError(kind: .cancelled, message: "the request to \(endpoint) was cancelled", endpoint: endpoint)
     }
 
+    /// An `{"error": …}` line in the middle of a 200 stream: the model failed after it started answering.
+    static func midStream(message: String, endpoint: String, model: String?) -> OllamaError {
+        let lower = message.lowercased()
+        if let model, lower.contains("model"), lower.contains("not found") {
+            return .modelMissing(model: model, endpoint: endpoint, status: 200, serverMessage: message)
+        }
+        if let model, endpoint == "/api/pull", lower.contains("file does not exist") || lower.contains("manifest") {
+            return OllamaError(
+                kind: .modelMissing,
+                message: "ollama could not pull '\(model)': \(message) — check the name at https://ollama.com/library",
+                endpoint: endpoint, status: 200, serverMessage: message)
+        }
+        return OllamaError(
+            kind: .serverError, message: "ollama failed in the middle of \(endpoint): \(message)",
+            endpoint: endpoint, status: 200, serverMessage: message)
+    }
+
     /// Maps a non-2xx HTTP reply to the error a user can act on; `model` is the model the request named, if any.
     static func fromHTTP(status: Int, body: [UInt8], endpoint: String, model: String?) -> OllamaError {
         let server = serverText(body)
@@ -101,6 +118,15 @@ extension OllamaError {
         }
         if let model, status == 400 || status == 500, lower.contains("does not support embed") {
             return .notCapable(model: model, endpoint: endpoint, status: status, serverMessage: server)
+        }
+        if let model, status == 400 || status == 500, lower.contains("does not support") {
+            let what = endpoint == "/api/generate" ? "generate text" : "chat"
+            let sentence =
+                lower.contains("does not support chat") || lower.contains("does not support generate")
+                ? "model '\(model)' cannot \(what) — choose a chat model, e.g. ollama pull llama3.2"
+                : "model '\(model)' cannot do what was asked: \(server) — leave that option out or choose another model"
+            return OllamaError(
+                kind: .notCapable, message: sentence, endpoint: endpoint, status: status, serverMessage: server)
         }
         switch status {
         case 503:

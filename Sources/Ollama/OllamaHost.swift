@@ -48,8 +48,8 @@ public enum OllamaHost {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Parses one non-empty value; `source` names it in errors.
-    static func parse(_ raw: String, source: String) throws -> URL {
+    /// Parses one host value the way `resolve` does; `source` names where it came from in the error.
+    public static func parse(_ raw: String, source: String) throws -> URL {
         let value = clean(raw)
         func invalid(_ reason: String) -> InvalidHost { InvalidHost(source: source, value: raw, reason: reason) }
 

@@ -5,22 +5,25 @@ import TroveStore
 /// `trove doctor`: checks everything indexing and search depend on.
 struct DoctorCommand: Command {
     static let name = "doctor"
-    static let abstract = "Check Ollama, the embedding model, SQLite FTS5, BLAS and the index; print a fix for each problem."
+    static let abstract = "Check Ollama, the embedding model, the built-in model, SQLite FTS5, BLAS and the index; print a fix for each problem."
     static let usage = "trove doctor [options]"
     static let details = """
         Prints one line per check and exits 1 when any check fails.
 
         Options:
           --model NAME        embedding model to check (default: the index's, else $TROVE_EMBED_MODEL, else nomic-embed-text)
+          --chat-model NAME   also check a chat model: pulled, able to chat, its context length
         \(CommonOptions.help)
         """
 
     var common: CommonOptions
     var model: String?
+    var chatModel: String?
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         model = try arguments.value("--model")
+        chatModel = try arguments.value("--chat-model")
         let extra = try arguments.positionals()
         if let first = extra.first { throw UsageError("unexpected argument '\(first)'") }
     }
@@ -28,13 +31,22 @@ struct DoctorCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
         let model = self.model ?? Self.indexedModel(at: settings.indexPath) ?? settings.embedModel(flag: nil)
-        let checks = await Doctor(client: settings.client, model: model, indexPath: settings.indexPath).run()
+        var doctor = Doctor(
+            client: settings.client, model: model, indexPath: settings.indexPath, chatModel: chatModel)
+        doctor.modelFolder = settings.modelFolder
+        doctor.embedderKind = Self.indexedEmbedder(at: settings.indexPath) ?? settings.environment["TROVE_EMBEDDER"] ?? "ollama"
+        let checks = await doctor.run()
         for check in checks {
             let status = check.passed ? "ok     " : "problem"
             let fix = check.fix.map { " — fix: \($0)" } ?? ""
             console.print("\(status)  \(check.name): \(check.detail)\(fix)")
         }
         return checks.allSatisfy(\.passed) ? ExitCode.success : ExitCode.failure
+    }
+
+    private static func indexedEmbedder(at path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try? IndexStore(path: path, createIfMissing: false).manifest()?.embedder
     }
 
     private static func indexedModel(at path: String) -> String? {

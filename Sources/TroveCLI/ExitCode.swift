@@ -1,4 +1,5 @@
 import Ollama
+import TroveMiniLM
 import TroveKit
 
 /// The process exit statuses, as documented in `trove help`.
@@ -14,6 +15,8 @@ enum ExitCode {
         switch error {
         case is UsageError:
             return usage
+        case let error as MiniLMError where error.code == .missingFile:
+            return unavailable
         case let error as OllamaError:
             switch error.kind {
             case .unreachable, .timeout, .modelMissing, .notCapable, .serverBusy: return unavailable

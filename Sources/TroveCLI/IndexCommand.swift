@@ -13,6 +13,8 @@ struct IndexCommand: Command {
         text changed; an edited, moved or copied file reuses the vectors of its unchanged passages.
 
         Options:
+          --embedder KIND     ollama or builtin (all-minilm-l6-v2 in-process, no server; default: the index's,
+                              else $TROVE_EMBEDDER, else ollama)
           --model NAME        embedding model (default: $TROVE_EMBED_MODEL, else nomic-embed-text)
           --include GLOB      index only files matching GLOB (repeatable), e.g. '*.md' or 'docs/**'
           --exclude GLOB      skip files and folders matching GLOB (repeatable)
@@ -39,6 +41,7 @@ struct IndexCommand: Command {
 
     var common: CommonOptions
     var model: String?
+    var embedderKind: String?
     var crawl = CrawlOptions()
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
@@ -52,6 +55,7 @@ struct IndexCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         model = try arguments.value("--model")
+        embedderKind = try arguments.value("--embedder")
         crawl.includes = try arguments.values("--include")
         crawl.excludes = try arguments.values("--exclude")
         if let size = try arguments.byteSize("--max-file-size") { crawl.maxFileSize = size }
@@ -74,9 +78,9 @@ struct IndexCommand: Command {
             throw UsageError("no index at \(settings.indexPath) yet — name a folder: trove index FOLDER")
         }
         let store = try IndexStore(path: settings.indexPath, createIfMissing: true)
-        // Without --model, an existing index keeps the model it was built with.
-        let model = try model ?? store.manifest()?.model ?? settings.embedModel(flag: nil)
-        let embedder = OllamaEmbedder(client: settings.client, model: model)
+        // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
+        let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model, indexed: store.manifest())
+        let model = embedder.model
         let progress = ProgressLine(stream: console.error, enabled: !quiet && console.error.isTerminal)
         let stop = Interrupts.listen()
         defer { Interrupts.stopListening() }

@@ -3,16 +3,15 @@ import Dispatch
 import Synchronization
 import TroveKit
 
-/// Ctrl-C and SIGTERM. While a command that can stop cleanly runs (`trove index`), the first signal asks it to
-/// finish its current transaction and report; a second one, or any signal while nothing listens, exits 130 at once
-/// (safe: SQLite rolls back an unfinished transaction on the next open).
+/// Ctrl-C and SIGTERM. While a command that can stop cleanly runs (`trove index`, an answer being written), the
+/// first signal asks it to stop — finish the current transaction, or end the answer — and a second one, or any
+/// signal while nothing listens, exits 130 at once (safe: SQLite rolls back an unfinished transaction on the next
+/// open).
 public enum Interrupts {
     /// The process-wide stop request that `trove index` watches.
     static let stop = StopSignal()
-    /// True while a command is listening to `stop`.
-    private static let listening = Atomic<Bool>(false)
-    /// Signals received so far.
-    private static let received = Atomic<Int>(0)
+    /// What the next signal does instead of exiting; used up by that signal.
+    private static let handler = Mutex<(@Sendable () -> Void)?>(nil)
     /// The installed sources; kept alive for the life of the process, written once by `install`.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
@@ -24,11 +23,12 @@ public enum Interrupts {
             // The handler must be @Sendable: dispatch calls it on its own queue, and a non-Sendable closure
             // traps at runtime under Swift 6.
             source.setEventHandler { @Sendable in
-                let count = received.add(1, ordering: .relaxed).newValue
-                guard listening.load(ordering: .acquiring), count == 1 else { _exit(130) }
-                stop.stop()
-                FileStream.standardError.write(
-                    "\r\u{1B}[Kstopping after the current batch… (press Ctrl-C again to quit at once)\n")
+                let next = handler.withLock { current -> (@Sendable () -> Void)? in
+                    defer { current = nil }
+                    return current
+                }
+                guard let next else { _exit(130) }
+                next()
             }
             source.resume()
             sources.append(source)
@@ -37,12 +37,24 @@ public enum Interrupts {
 
     /// Marks the start of a command that watches `stop`; returns it.
     static func listen() -> StopSignal {
-        listening.store(true, ordering: .releasing)
+        onNext {
+            stop.stop()
+            FileStream.standardError.write(
+                "\r\u{1B}[Kstopping after the current batch… (press Ctrl-C again to quit at once)\n")
+        }
         return stop
     }
 
     /// Marks the end of that command.
-    static func stopListening() {
-        listening.store(false, ordering: .releasing)
+    static func stopListening() { clear() }
+
+    /// The next Ctrl-C runs `action` (e.g. cancels the answer being written) instead of exiting.
+    static func onNext(_ action: @escaping @Sendable () -> Void) {
+        handler.withLock { $0 = action }
+    }
+
+    /// Ctrl-C exits again.
+    static func clear() {
+        handler.withLock { $0 = nil }
     }
 }

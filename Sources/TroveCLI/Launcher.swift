@@ -4,8 +4,9 @@ public enum Launcher {
 
     static var commands: [any Command.Type] {
         [
-            IndexCommand.self, SearchCommand.self, StatusCommand.self, DoctorCommand.self, ForgetCommand.self,
-            VacuumCommand.self, ServeCommand.self,
+            IndexCommand.self, SearchCommand.self, AskCommand.self, ChatCommand.self, StatusCommand.self, DoctorCommand.self, ForgetCommand.self,
+            VacuumCommand.self, ModelsCommand.self, PullCommand.self, RmCommand.self, ConfigCommand.self, EmbedCommand.self,
+            ServeCommand.self,
         ]
     }
 
@@ -80,6 +81,12 @@ public enum Launcher {
               OLLAMA_HOST         Ollama server (host, host:port or URL; default 127.0.0.1:11434)
               TROVE_INDEX         index file (default $XDG_DATA_HOME/trove/index.sqlite)
               TROVE_EMBED_MODEL   embedding model for new indexes (default nomic-embed-text)
+              TROVE_EMBEDDER      embedder for new indexes: ollama (default) or builtin
+              TROVE_MODELS        folder of built-in models (default $XDG_DATA_HOME/trove/models)
+              TROVE_EMBED_THREADS worker threads of the builtin embedder (default: one per CPU)
+              TROVE_CHAT_MODEL    model that answers questions (default llama3.2)
+              TROVE_CONFIG        config file (default $XDG_CONFIG_HOME/trove/config.json; see: trove config --help)
+              OLLAMA_API_KEY      sent as Authorization: Bearer, for an Ollama behind a proxy
               NO_COLOR            no colour in output
 
             Exit status: 0 ok, 1 failure, 64 usage error, 69 Ollama unreachable or model missing, 130 interrupted.

@@ -112,9 +112,11 @@ struct SearchCommand: Command {
         return filter
     }
 
-    /// The one place search (and `trove serve`) chooses its embedder; keyword mode never calls it.
-    static func embedder(_ settings: Settings, model: String) -> any Embedder {
-        OllamaEmbedder(client: settings.client, model: model)
+    /// The one place search (and `trove serve`) chooses its embedder: the one the index records, never another.
+    /// Keyword mode needs none, so it gets a stand-in that is never called (and loads no model).
+    static func embedder(_ settings: Settings, manifest: IndexManifest, mode: SearchMode) throws -> any Embedder {
+        guard mode != .keyword else { return UnusedEmbedder(model: manifest.model) }
+        return try settings.embedder(kindFlag: nil, modelFlag: nil, indexed: manifest)
     }
 
     func run(_ console: Console) async throws -> Int32 {
@@ -132,7 +134,8 @@ struct SearchCommand: Command {
         try retriever.checkRequestedModel(model)
         let hits: [SearchHit]
         do {
-            hits = try await retriever.search(request, embedder: Self.embedder(settings, model: retriever.manifest.model))
+            hits = try await retriever.search(
+                request, embedder: Self.embedder(settings, manifest: retriever.manifest, mode: request.mode))
         } catch let error as SearchFilterError {
             throw UsageError(error.message)
         }
@@ -220,4 +223,12 @@ struct SearchOutput: Encodable {
             case fusedScore = "fused_score"
         }
     }
+}
+
+/// The embedder of a keyword search, which embeds nothing.
+private struct UnusedEmbedder: Embedder {
+    var model: String
+    var kind: String { "none" }
+    func inspect() async throws -> EmbedderInfo { EmbedderInfo(dimension: 0, contextLength: nil, digest: nil) }
+    func embed(_ texts: [String]) async throws -> [[Float]] { [] }
 }

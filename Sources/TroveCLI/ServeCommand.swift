@@ -59,7 +59,7 @@ struct ServeCommand: Command {
                     retriever = try Retriever(store: store)
                     version = now
                 }
-                let embedder = SearchCommand.embedder(settings, model: retriever.manifest.model)
+                let embedder = try SearchCommand.embedder(settings, manifest: retriever.manifest, mode: request.mode)
                 return WarmSearch.Response(
                     hits: try await retriever.search(request, embedder: embedder), model: retriever.manifest.model)
             } catch {

@@ -2,30 +2,248 @@ import Foundation
 import Ollama
 import TroveKit
 
-/// The effective settings of a run: flags over environment over built-in defaults.
+/// The effective settings of a run: flags over environment over the config file over built-in defaults.
 struct Settings {
     static let defaultEmbedModel = "nomic-embed-text"
+    static let defaultChatModel = "llama3.2"
+    static let defaultSearchLimit = 10
 
     var indexPath: String
     var ollamaURL: URL
     var environment: [String: String]
+    /// The config file, read once (empty when there is none).
+    var file: ConfigFile
+    /// `--api-key`, for an Ollama behind a proxy; else `OLLAMA_API_KEY`. Never printed or stored.
+    var apiKeyFlag: String?
 
-    init(_ common: CommonOptions, environment: [String: String]) throws {
+    init(_ common: CommonOptions, environment: [String: String], apiKey: String? = nil) throws {
         self.environment = environment
-        indexPath = IndexLocation.resolve(flag: common.index, environment: environment)
+        apiKeyFlag = apiKey
+        file = try ConfigFile.load(environment: environment)
+        if common.index == nil, (environment["TROVE_INDEX"] ?? "").isEmpty, let path = file.index {
+            indexPath = IndexLocation.expandingTilde(path, environment: environment)
+        } else {
+            indexPath = IndexLocation.resolve(flag: common.index, environment: environment)
+        }
         do {
-            ollamaURL = try OllamaHost.resolve(flag: common.ollama, environment: environment)
+            if common.ollama == nil, (environment["OLLAMA_HOST"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty,
+                let url = file.ollamaURL
+            {
+                ollamaURL = try OllamaHost.parse(url, source: "ollama_url in \(file.path)")
+            } else {
+                ollamaURL = try OllamaHost.resolve(flag: common.ollama, environment: environment)
+            }
         } catch {
             throw UsageError(String(describing: error))
         }
     }
 
-    /// `--model`, else `TROVE_EMBED_MODEL`, else `nomic-embed-text`.
+    /// `--model`, else `TROVE_EMBED_MODEL`, else the file's `embed_model`, else `nomic-embed-text`.
     func embedModel(flag: String?) -> String {
-        if let flag, !flag.isEmpty { return flag }
-        if let model = environment["TROVE_EMBED_MODEL"], !model.isEmpty { return model }
-        return Self.defaultEmbedModel
+        resolved(flag: flag, variable: "TROVE_EMBED_MODEL", file: file.embedModel, fallback: Self.defaultEmbedModel)
+            .value
     }
 
-    var client: OllamaClient { OllamaClient(baseURL: ollamaURL) }
+    /// `--chat-model`, else `TROVE_CHAT_MODEL`, else the file's `chat_model`, else `llama3.2`.
+    func chatModel(flag: String?) -> String {
+        resolved(flag: flag, variable: "TROVE_CHAT_MODEL", file: file.chatModel, fallback: Self.defaultChatModel)
+            .value
+    }
+
+    /// `-n`, else the file's `search_limit`, else 10.
+    func searchLimit(flag: Int?) -> Int { flag ?? file.searchLimit ?? Self.defaultSearchLimit }
+
+    /// `--temperature`, else the file's `chat_temperature`, else the model's own default (nil).
+    func chatTemperature(flag: Double?) -> Double? { flag ?? file.chatTemperature }
+
+    /// The key sent as `Authorization: Bearer`, if any.
+    var apiKey: String? {
+        if let apiKeyFlag, !apiKeyFlag.isEmpty { return apiKeyFlag }
+        return environment["OLLAMA_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A client for the effective server, with the file's timeout and the API key.
+    var client: OllamaClient {
+        OllamaClient(
+            baseURL: ollamaURL, requestTimeout: .seconds(file.requestTimeout ?? 300), apiKey: apiKey)
+    }
+
+    /// One effective value and where it came from.
+    struct Entry: Equatable {
+        var key: String
+        var value: String
+        var source: String
+    }
+
+    private func resolved(flag: String?, variable: String, file: String?, fallback: String) -> Entry {
+        if let flag, !flag.isEmpty { return Entry(key: "", value: flag, source: "flag") }
+        if let value = environment[variable], !value.isEmpty {
+            return Entry(key: "", value: value, source: "environment \(variable)")
+        }
+        if let file { return Entry(key: "", value: file, source: "file \(self.file.path)") }
+        return Entry(key: "", value: fallback, source: "default")
+    }
+
+    /// Every setting with its effective value and source, for `trove config`; the API key is shown only as set.
+    func entries(common: CommonOptions, embedModelFlag: String? = nil, chatModelFlag: String? = nil) -> [Entry] {
+        let inFile = "file \(file.path)"
+        var list: [Entry] = []
+        let ollamaSource: String =
+            common.ollama != nil
+            ? "flag --ollama"
+            : !(environment["OLLAMA_HOST"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+                ? "environment OLLAMA_HOST" : file.ollamaURL != nil ? inFile : "default"
+        var url = ollamaURL.absoluteString
+        while url.hasSuffix("/") { url.removeLast() }
+        list.append(Entry(key: "ollama_url", value: url, source: ollamaSource))
+        var embed = resolved(
+            flag: embedModelFlag, variable: "TROVE_EMBED_MODEL", file: file.embedModel, fallback: Self.defaultEmbedModel
+        )
+        embed.key = "embed_model"
+        var chat = resolved(
+            flag: chatModelFlag, variable: "TROVE_CHAT_MODEL", file: file.chatModel, fallback: Self.defaultChatModel)
+        chat.key = "chat_model"
+        list += [embed, chat]
+        let indexSource =
+            common.index != nil
+            ? "flag --index"
+            : !(environment["TROVE_INDEX"] ?? "").isEmpty
+                ? "environment TROVE_INDEX"
+                : file.index != nil ? inFile : "default"
+        list.append(Entry(key: "index", value: indexPath, source: indexSource))
+        list.append(
+            Entry(
+                key: "search_limit", value: String(searchLimit(flag: nil)),
+                source: file.searchLimit != nil ? inFile : "default"))
+        list.append(
+            Entry(
+                key: "chat_temperature", value: file.chatTemperature.map { String($0) } ?? "(the model's default)",
+                source: file.chatTemperature != nil ? inFile : "default"))
+        list.append(
+            Entry(
+                key: "request_timeout", value: "\(ConfigFile.format(file.requestTimeout ?? 300)) s",
+                source: file.requestTimeout != nil ? inFile : "default"))
+        let keySource =
+            (apiKeyFlag ?? "").isEmpty
+            ? ((environment["OLLAMA_API_KEY"] ?? "").isEmpty ? "default" : "environment OLLAMA_API_KEY")
+            : "flag --api-key"
+        list.append(Entry(key: "api_key", value: apiKey == nil ? "(not set)" : "(set, hidden)", source: keySource))
+        return list
+    }
+}
+
+/// `$XDG_CONFIG_HOME/trove/config.json` (or `~/.config/trove/config.json`, or `$TROVE_CONFIG`): a JSON object of
+/// known keys. A missing file is fine; an unknown key or a bad value is an error naming the key and the file.
+struct ConfigFile: Equatable {
+    /// Where the file is (or would be).
+    var path: String
+    /// Whether it exists.
+    var exists = false
+    var ollamaURL: String?
+    var embedModel: String?
+    var chatModel: String?
+    var index: String?
+    var searchLimit: Int?
+    var chatTemperature: Double?
+    var requestTimeout: Double?
+
+    static let keys = [
+        "ollama_url", "embed_model", "chat_model", "index", "search_limit", "chat_temperature", "request_timeout",
+    ]
+
+    /// A problem with the file.
+    struct Problem: Error, CustomStringConvertible, Equatable {
+        var message: String
+        var description: String { message }
+    }
+
+    /// The path the environment points at.
+    static func path(environment: [String: String]) -> String {
+        if let path = environment["TROVE_CONFIG"], !path.isEmpty {
+            return IndexLocation.expandingTilde(path, environment: environment)
+        }
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/trove/config.json" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/root"
+        return home + "/.config/trove/config.json"
+    }
+
+    /// Reads the file, if there is one.
+    static func load(environment: [String: String]) throws -> ConfigFile {
+        let path = path(environment: environment)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if environment["TROVE_CONFIG"].map({ !$0.isEmpty }) == true {
+                throw Problem(
+                    message: "config file \(path) (from TROVE_CONFIG) cannot be read — create it or unset TROVE_CONFIG")
+            }
+            return ConfigFile(path: path)
+        }
+        return try parse(data, path: path)
+    }
+
+    /// Parses the text of a config file found at `path`.
+    static func parse(_ data: Data, path: String) throws -> ConfigFile {
+        var file = ConfigFile(path: path, exists: true)
+        if String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return file }
+        guard let any = try? JSONSerialization.jsonObject(with: data) else {
+            throw Problem(message: "config file \(path) is not valid JSON — fix it, or see: trove config --help")
+        }
+        guard let object = any as? [String: Any] else {
+            throw Problem(message: "config file \(path) must hold a JSON object like {\"chat_model\": \"llama3.2\"}")
+        }
+        for key in object.keys.sorted() where !keys.contains(key) {
+            throw Problem(
+                message:
+                    "unknown key '\(key)' in config file \(path) — known keys: \(keys.sorted().joined(separator: ", "))"
+            )
+        }
+        func bad(_ key: String, _ expected: String) -> Problem {
+            let found =
+                object[key].flatMap { try? JSONSerialization.data(withJSONObject: [$0]) }
+                .map { String(String(decoding: $0, as: UTF8.self).dropFirst().dropLast()) } ?? "null"
+            return Problem(message: "bad value for '\(key)' in config file \(path): expected \(expected), got \(found)")
+        }
+        func text(_ key: String) throws -> String? {
+            guard let value = object[key] else { return nil }
+            guard let text = value as? String, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw bad(key, "a non-empty string")
+            }
+            return text
+        }
+        // JSONValue tells `true` from `1`, which JSONSerialization's NSNumber does not.
+        let typed = (try? JSONDecoder().decode([String: JSONValue].self, from: data)) ?? [:]
+        func number(_ key: String) -> Double? { typed[key]?.numberValue }
+        file.ollamaURL = try text("ollama_url")
+        file.embedModel = try text("embed_model")
+        file.chatModel = try text("chat_model")
+        file.index = try text("index")
+        if object["search_limit"] != nil {
+            guard let value = number("search_limit"), value == value.rounded(), value >= 1, value <= 10_000 else {
+                throw bad("search_limit", "a whole number from 1 to 10000")
+            }
+            file.searchLimit = Int(value)
+        }
+        if object["chat_temperature"] != nil {
+            guard let value = number("chat_temperature"), value >= 0, value <= 2 else {
+                throw bad("chat_temperature", "a number from 0 to 2")
+            }
+            file.chatTemperature = value
+        }
+        if object["request_timeout"] != nil {
+            guard let value = number("request_timeout"), value > 0, value <= 86_400 else {
+                throw bad("request_timeout", "a number of seconds above 0")
+            }
+            file.requestTimeout = value
+        }
+        if let url = file.ollamaURL {
+            do { _ = try OllamaHost.parse(url, source: "ollama_url") } catch let error as OllamaHost.InvalidHost {
+                throw Problem(message: "bad value for 'ollama_url' in config file \(path): \(error.reason)")
+            }
+        }
+        return file
+    }
+
+    /// `300` or `2.5`.
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
+    }
 }

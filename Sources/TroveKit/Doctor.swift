@@ -25,11 +25,18 @@ public struct Doctor: Sendable {
     public var client: OllamaClient
     public var model: String
     public var indexPath: String
+    /// `ollama` or `builtin`: with `builtin`, the model files are checked instead of the Ollama server.
+    public var embedderKind = "ollama"
+    /// Where the built-in model lives; nil skips its check.
+    public var modelFolder: String?
+    /// A chat model to check as well (`trove doctor --chat-model`), or nil.
+    public var chatModel: String?
 
-    public init(client: OllamaClient, model: String, indexPath: String) {
+    public init(client: OllamaClient, model: String, indexPath: String, chatModel: String? = nil) {
         self.client = client
         self.model = model
         self.indexPath = indexPath
+        self.chatModel = chatModel
     }
 
     /// Runs the checks in order; later Ollama checks are skipped once the server is unreachable.
@@ -38,10 +45,15 @@ public struct Doctor: Sendable {
         checks.append(sqliteCheck())
         checks.append(blasCheck())
         checks.append(indexCheck())
+        if let modelFolder {
+            checks.append(builtinModelCheck(folder: modelFolder, required: embedderKind == "builtin"))
+        }
+        if embedderKind == "builtin" { return checks }
         let server = await serverCheck()
         checks.append(server)
         if server.passed {
             checks.append(contentsOf: await modelChecks())
+            if let chatModel { checks.append(await chatModelCheck(chatModel)) }
         }
         return checks
     }
@@ -149,6 +161,28 @@ public struct Doctor: Sendable {
             ]
         } catch {
             return [DoctorCheck(name: "model", passed: false, detail: String(describing: error))]
+        }
+    }
+
+    /// The chat model is pulled and can chat; reports its context length, which bounds what `ask` can send.
+    func chatModelCheck(_ name: String) async -> DoctorCheck {
+        do {
+            let details = try await client.show(model: name)
+            guard details.capabilities.isEmpty || details.capabilities.contains("completion") else {
+                return DoctorCheck(
+                    name: "chat model", passed: false,
+                    detail: "'\(name)' cannot chat (it can: \(details.capabilities.joined(separator: ", ")))",
+                    fix: "choose a chat model, e.g. ollama pull llama3.2")
+            }
+            let context = details.contextLength.map { ", context \($0) tokens" } ?? ""
+            let tools = details.capabilities.contains("tools") ? ", tools" : ""
+            return DoctorCheck(
+                name: "chat model", passed: true, detail: "'\(name)' is pulled and can chat\(tools)\(context)")
+        } catch let error as OllamaError where error.kind == .modelMissing {
+            return DoctorCheck(
+                name: "chat model", passed: false, detail: "model '\(name)' is not pulled", fix: "ollama pull \(name)")
+        } catch {
+            return DoctorCheck(name: "chat model", passed: false, detail: String(describing: error))
         }
     }
 }

@@ -22,7 +22,14 @@ enum Fingerprint {
     }
 
     private static func checkModel(existing: IndexManifest, kind: String, model: String, indexPath: String) throws {
-        guard existing.embedder != kind || existing.model != model else { return }
+        guard !EmbedderFactory.sameSpace(existing.embedder, existing.model, kind, model) else { return }
+        if existing.embedder != kind {
+            throw IndexError(
+                code: .embedderMismatch,
+                message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "
+                    + "not \(kind) model '\(model)' — use --embedder \(existing.embedder) --model \(existing.model), "
+                    + "or --index NEW.sqlite for a new index")
+        }
         throw IndexError(
             code: .modelMismatch,
             message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "

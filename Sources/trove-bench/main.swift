@@ -19,6 +19,9 @@ let subcommands = [
     Subcommand(
         name: "cold", summary: "fresh-process trove search latency on a synthetic index, with and without the cache",
         run: ColdBenchmark.main),
+    Subcommand(
+        name: "embed", summary: "built-in MiniLM: chunks/s, query latency, share of the sgemm ceiling",
+        run: EmbedBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.

@@ -4,31 +4,66 @@ import TroveTestSupport
 
 /// Runs the built `trove` executable as a child process, the way a user or a script does. The wait happens on a
 /// thread of its own: blocking one of the few cooperative threads would stall every other test meanwhile.
-func runBinary(_ arguments: [String], environment: [String: String]) async throws -> Invocation {
+/// `input` is written to its standard input; with `interruptOnOutput` it gets SIGINT (Ctrl-C) once it has printed
+/// something, as a user would press it mid-answer.
+func runBinary(
+    _ arguments: [String], environment: [String: String], input: String? = nil, interruptOnOutput: Bool = false
+) async throws -> Invocation {
     try await withCheckedThrowingContinuation { continuation in
         Thread {
-            continuation.resume(with: Result { try runBinaryBlocking(arguments, environment: environment) })
+            continuation.resume(
+                with: Result {
+                    try runBinaryBlocking(
+                        arguments, environment: environment, input: input, interruptOnOutput: interruptOnOutput)
+                })
         }.start()
     }
 }
 
-private func runBinaryBlocking(_ arguments: [String], environment: [String: String]) throws -> Invocation {
+private final class DataBox: @unchecked Sendable {  // written by one thread, read after it is joined
+    var data = Data()
+}
+
+private func runBinaryBlocking(
+    _ arguments: [String], environment: [String: String], input: String?, interruptOnOutput: Bool
+) throws -> Invocation {
     let process = Process()
     process.executableURL = troveExecutable
     process.arguments = arguments
     process.environment = environment.merging(["HOME": NSTemporaryDirectory(), "SWIFT_BACKTRACE": "enable=no"]) { $1 }
     let output = Pipe()
     let error = Pipe()
+    let standardInput = Pipe()
     process.standardOutput = output
     process.standardError = error
+    process.standardInput = standardInput
     try process.run()
-    // Read both pipes before waiting, so a chatty child cannot fill a pipe and stall.
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
+    try standardInput.fileHandleForWriting.close()
+    // Both pipes are drained at once, so a chatty child cannot fill one and stall.
+    let errors = DataBox()
+    let done = DispatchSemaphore(value: 0)
+    let errorHandle = error.fileHandleForReading
+    Thread {
+        errors.data = errorHandle.readDataToEndOfFile()
+        done.signal()
+    }.start()
+    var outData = Data()
+    var interrupted = false
+    while true {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        outData.append(chunk)
+        if interruptOnOutput && !interrupted {
+            interrupted = true
+            kill(process.processIdentifier, SIGINT)
+        }
+    }
+    done.wait()
     process.waitUntilExit()
     return Invocation(
         status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-        error: String(decoding: errData, as: UTF8.self))
+        error: String(decoding: errors.data, as: UTF8.self))
 }
 
 /// `trove` sits beside the test bundle in the build folder.

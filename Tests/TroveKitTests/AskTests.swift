@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveKit
+import TroveStore
 
 private func hit(_ rank: Int, _ path: String, _ text: String, heading: String = "") -> SearchHit {
     SearchHit(
@@ -88,5 +89,46 @@ struct CitationTests {
         let citations = Citations(answer: answer, sourceCount: count)
         #expect(citations.cited == cited)
         #expect(citations.unknown == unknown)
+    }
+}
+
+@Suite("Chat history sent back to the model")
+struct ConversationTests {
+    private func turns(_ count: Int) -> [ChatMessageRecord] {
+        (0..<count).flatMap { index in
+            [
+                ChatMessageRecord(role: "user", content: "question \(index) " + String(repeating: "word ", count: 20)),
+                ChatMessageRecord(role: "assistant", content: "answer \(index) " + String(repeating: "word ", count: 20)),
+            ]
+        }
+    }
+
+    @Test("history stays within its token budget, keeping the newest turns and dropping the oldest")
+    func budget() {
+        let conversation = Conversation(turns: turns(50))
+        let history = conversation.history(budget: 300)
+        let used = history.reduce(0) { $0 + PromptBuilder.tokens(of: $1.content) }
+        #expect(used <= 300)
+        #expect(!history.isEmpty)
+        #expect(history.last?.content.hasPrefix("answer 49 ") == true)
+        #expect(history.first?.role == .user)
+        #expect(conversation.history(budget: 100_000).count == 100)
+    }
+
+    @Test("an interrupted answer is sent marked as such")
+    func interrupted() {
+        let conversation = Conversation(turns: [
+            ChatMessageRecord(role: "user", content: "q"),
+            ChatMessageRecord(role: "assistant", content: "partial", interrupted: true),
+        ])
+        #expect(conversation.history(budget: 1000).last?.content == "partial [interrupted]")
+    }
+
+    @Test("a follow-up is searched together with the previous question")
+    func followUp() {
+        let conversation = Conversation(turns: turns(2))
+        #expect(conversation.retrievalQuery(for: "and then?").hasPrefix("question 1 "))
+        #expect(conversation.retrievalQuery(for: "and then?").hasSuffix(" and then?"))
+        #expect(Conversation().retrievalQuery(for: "first") == "first")
     }
 }

@@ -79,7 +79,7 @@ public final class FakeOllamaServer: Sendable {
     /// The port it listens on.
     public let port: UInt16
     /// Sockets, threads and counters; the threads hold it, not `self`, so `deinit` can stop them.
-    private let core: Core
+    let core: Core
 
     /// Starts listening on 127.0.0.1 at `port` (0: a free port the kernel picks).
     public init(models: [Model] = [.embedding("nomic-embed-text")], port: UInt16 = 0) throws {
@@ -227,7 +227,7 @@ public final class FakeOllamaServer: Sendable {
     }
 
     /// The server's insides, shared with its threads.
-    private final class Core: @unchecked Sendable {  // mutable state behind `lock`; fds and port fixed after init
+    final class Core: @unchecked Sendable {  // mutable state behind `lock`; fds and port fixed after init
         let port: UInt16
         let models: [Model]
         private let listenFD: Int32
@@ -243,6 +243,8 @@ public final class FakeOllamaServer: Sendable {
         var embeddedTotal = 0
         var acceptedConnections = 0
         var lastBodies: [String: Data] = [:]
+        /// State of the endpoints in FakeOllamaServer+Generation.swift.
+        let extras = Extras()
         private let threads = DispatchGroup()
 
         init(models: [Model], port: UInt16) throws {
@@ -382,6 +384,11 @@ public final class FakeOllamaServer: Sendable {
                 request.body = Array(buffer[0..<length])
                 buffer.removeFirst(length)
 
+                // Streaming endpoints write their reply piece by piece (FakeOllamaServer+Generation.swift).
+                if let keepOpen = serveExtended(request, fd: fd) {
+                    if !keepOpen || request.headers["connection"]?.lowercased() == "close" { return }
+                    continue
+                }
                 let reply = handle(request)
                 if locked({ stopped }) { return }
                 guard write(fd, reply) else { return }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The built-in embedder against the numpy reference (../shared/tools/ollama-standin), in one run on this machine:
+#   1. vectors of 200 cranfield chunks: numpy's vs TroveMiniLM's (cosine), 2. chunks/s and query latency, numpy
+#   then Swift, with OpenBLAS's default kernel and with OPENBLAS_CORETYPE=SkylakeX.
+#   Scripts/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# The shared folder sits beside the repository, or beside its worktrees' folder.
+shared=../shared
+[ -d "$shared" ] || shared=../../shared
+standin=$shared/tools/ollama-standin
+dataset=$shared/datasets/cranfield
+py="$standin/.venv/bin/python"
+n=${1:-96}
+swift build -c release --product trove-bench >&2
+bench=.build/release/trove-bench
+ref=$(mktemp)
+trap 'rm -f "$ref"' EXIT
+
+"$py" - "$standin" "$dataset" "$ref" <<'PY'
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from minilm import MiniLM
+m = MiniLM(threads=2)
+chunks = []
+for p in sorted(Path(sys.argv[2], "docs").iterdir(), key=lambda p: int(p.stem)):
+    ids = m.tokenize([p.read_text()])[0][1:-1]
+    for s in range(0, len(ids), 198):
+        chunks.append(m.detokenize(ids[s:s + 198]))
+    if len(chunks) >= 200:
+        break
+chunks = chunks[:200]
+v = m.embed(chunks)
+json.dump([{"text": t, "vector": [float(x) for x in row]} for t, row in zip(chunks, v)], open(sys.argv[3], "w"))
+PY
+"$bench" embed --compare "$ref"
+
+for coretype in default SkylakeX; do
+    if [ "$coretype" = default ]; then unset OPENBLAS_CORETYPE; else export OPENBLAS_CORETYPE=$coretype; fi
+    echo "== OpenBLAS kernel: $coretype"
+    for threads in 1 2; do
+        echo "numpy, $threads threads:"
+        "$py" "$standin/bench_embed.py" --dataset "$dataset" --n "$n" --threads "$threads" | sed 's/^/  /'
+    done
+    echo "Swift TroveMiniLM:"
+    "$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 | sed 's/^/  /'
+done

@@ -1,0 +1,138 @@
+import Foundation
+import TroveKit
+
+/// Prints an answer's ending: the cited sources, and the warnings a user must not miss.
+struct AnswerPrinter {
+    let console: Console
+    let json: Bool
+
+    func print(_ answer: Answer, streamed: Bool) {
+        if json {
+            console.print((try? JSONOutput.encode(AnswerOutput(answer))) ?? "{}")
+            warn(answer)
+            return
+        }
+        if !streamed { console.output.write(answer.text) }
+        if answer.interrupted { console.output.write(" [interrupted]") }
+        console.print("")
+        let cited = answer.citedSources
+        console.print("")
+        if cited.isEmpty {
+            console.print("Sources: none cited")
+        } else {
+            console.print("Sources:")
+            for source in cited { console.print("  " + Self.describe(source)) }
+        }
+        warn(answer)
+    }
+
+    /// Everything that makes an answer less trustworthy goes to stderr, one line each.
+    private func warn(_ answer: Answer) {
+        if !answer.citations.unknown.isEmpty {
+            let unknown = answer.citations.unknown
+            let numbers = unknown.map { "[\($0)]" }.joined(separator: ", ")
+            console.log(
+                unknown.count == 1
+                    ? "warning: the answer cites \(numbers), which matches no source it was given — check that claim"
+                    : "warning: the answer cites \(numbers), which match no source it was given — check those claims")
+        }
+        if answer.truncated, let tokens = answer.promptTokens {
+            console.log(
+                "warning: Ollama dropped part of the prompt (it read \(tokens) tokens of more sent) — use fewer passages (-n) or a model with a longer context")
+        }
+        if answer.doneReason == "length" {
+            console.log("warning: the answer stopped at the length limit")
+        }
+        if answer.interrupted {
+            console.log("interrupted: the answer above is partial")
+        }
+    }
+
+    func printUncovered(question: String, retrieval: Retrieval, options: AskOptions) {
+        let nearest = Array(retrieval.hits.prefix(3))
+        if json {
+            let output = UncoveredOutput(
+                question: question, covered: false,
+                nearest: nearest.map { SourceOutput(number: nil, hit: $0) })
+            console.print((try? JSONOutput.encode(output)) ?? "{}")
+            return
+        }
+        console.print(
+            "Your documents don't seem to cover this: no passage scored \(String(format2: options.minScore)) or more.")
+        if !nearest.isEmpty {
+            console.print("Nearest passages:")
+            for hit in nearest {
+                console.print("  \(hit.path):\(hit.startLine)-\(hit.endLine)  \(String(format2: hit.score))  \(hit.heading)")
+            }
+        }
+        console.log("hint: rephrase the question, or pass --allow-general to let the model answer from general knowledge")
+    }
+
+    static func describe(_ source: NumberedSource) -> String {
+        let hit = source.hit
+        let heading = hit.heading.isEmpty ? "" : "  \(hit.heading)"
+        return "[\(source.number)] \(hit.path):\(hit.startLine)-\(hit.endLine)\(heading)"
+    }
+}
+
+/// One source in `--json` output.
+struct SourceOutput: Encodable {
+    var number: Int?
+    var path: String
+    var startLine: Int
+    var endLine: Int
+    var heading: String
+    var score: Float
+
+    init(number: Int?, hit: SearchHit) {
+        self.number = number
+        path = hit.path
+        startLine = hit.startLine
+        endLine = hit.endLine
+        heading = hit.heading
+        score = hit.score
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case number, path, heading, score
+        case startLine = "start_line"
+        case endLine = "end_line"
+    }
+}
+
+/// The `--json` shape of an answer.
+struct AnswerOutput: Encodable {
+    var answer: String
+    var sources: [SourceOutput]
+    var unknownCitations: [Int]
+    var model: String
+    var promptTokens: Int?
+    var truncated: Bool
+    var interrupted: Bool
+    var doneReason: String?
+
+    init(_ answer: Answer) {
+        self.answer = answer.text
+        sources = answer.citedSources.map { SourceOutput(number: $0.number, hit: $0.hit) }
+        unknownCitations = answer.citations.unknown
+        model = answer.model
+        promptTokens = answer.promptTokens
+        truncated = answer.truncated
+        interrupted = answer.interrupted
+        doneReason = answer.doneReason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case answer, sources, model, truncated, interrupted
+        case unknownCitations = "unknown_citations"
+        case promptTokens = "prompt_tokens"
+        case doneReason = "done_reason"
+    }
+}
+
+/// The `--json` shape when the documents do not cover the question.
+struct UncoveredOutput: Encodable {
+    var question: String
+    var covered: Bool
+    var nearest: [SourceOutput]
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Ollama
+import TroveKit
+import TroveStore
+
+/// `trove chat`: a conversation with your documents, resumable by name.
+struct ChatCommand: Command {
+    static let name = "chat"
+    static let abstract = "Talk with your documents: follow-up questions, cited answers, history kept in the index."
+    static let usage = "trove chat [options]"
+    static let details = """
+        Reads questions line by line (from the terminal or a pipe) and answers each like `trove ask`.
+        Follow-ups are searched together with the previous question. The history sent back to the model is kept
+        within a quarter of its context window (oldest turns dropped first); all of it stays stored in the
+        index under the session's name.
+
+        Commands inside the chat:
+          /sources        the sources of the last answer
+          /reset          forget this session's history
+          /model NAME     switch the chat model
+          /k N            retrieve N passages per question
+          /save [NAME]    save the conversation (under NAME: a copy)
+          /exit           leave (also Ctrl-D)
+
+        Options:
+          --session NAME      resume or start the named conversation (default: default)
+          --chat-model NAME   chat model (default: the session's, else $TROVE_CHAT_MODEL, else llama3.2)
+          -n, --limit N       passages to retrieve per question (default 8)
+          --min-score S       a passage covers the question from this vector score on (default 0.25)
+          --allow-general     answer even when no passage covers the question
+          --temperature T, --seed N, --system FILE   as for trove ask
+        \(CommonOptions.help)
+
+        Ctrl-C stops the answer being written and returns to the prompt; at the prompt it leaves.
+        """
+
+    var common: CommonOptions
+    var session: String
+    var chatModelFlag: String?
+    var options: AskOptions
+
+    init(parsing arguments: inout Arguments) throws {
+        common = try CommonOptions(parsing: &arguments)
+        session = try arguments.value("--session") ?? "default"
+        chatModelFlag = try arguments.value("--chat-model")
+        options = AskOptions(chatModel: "")
+        try ChatOptionsParser.parse(&arguments, into: &options)
+        let extra = try arguments.positionals()
+        if let first = extra.first { throw UsageError("unexpected argument '\(first)' — type questions after starting") }
+    }
+
+    func run(_ console: Console) async throws -> Int32 {
+        let settings = try Settings(common, environment: console.environment)
+        let access = try IndexAccess(settings: settings)
+        let store = access.retriever.store
+        let record = try store.chatSession(named: session, chatModel: settings.chatModel(flag: chatModelFlag))
+        var options = self.options
+        options.chatModel = chatModelFlag.map { settings.chatModel(flag: $0) } ?? record.chatModel
+        var state = ChatState(
+            options: options, model: try await Asker(client: settings.client, options: options).inspectModel(),
+            conversation: Conversation(turns: try store.chatMessages(sessionID: record.id)))
+        if options.chatModel != record.chatModel { try store.setChatModel(sessionID: record.id, options.chatModel) }
+
+        let interactive = FileStream(descriptor: STDIN_FILENO).isTerminal
+        if interactive {
+            console.log(
+                "trove chat — session '\(session)' (\(state.conversation.turns.count) stored turns), model \(state.model.name); /exit to leave")
+        }
+
+        while true {
+            if interactive { console.error.write("› ") }
+            guard let line = readLine() else { break }
+            let input = line.trimmingCharacters(in: .whitespaces)
+            if input.isEmpty { continue }
+            if input.hasPrefix("/") {
+                let outcome = try await handleCommand(input, state: &state, settings: settings, store: store, sessionID: record.id, console: console)
+                if outcome == .exit { break }
+                continue
+            }
+            let retrieval = try await Asker(client: settings.client, options: state.options).retrieve(
+                query: state.conversation.retrievalQuery(for: input), retriever: access.retriever,
+                embedder: access.embedder)
+            guard retrieval.covered || state.options.allowGeneral else {
+                AnswerPrinter(console: console, json: false).printUncovered(
+                    question: input, retrieval: retrieval, options: state.options)
+                continue
+            }
+            let asker = Asker(client: settings.client, options: state.options)
+            let history = state.conversation.history(budget: state.model.contextWindow / 4)
+            let model = state.model
+            let task = Task {
+                try await asker.answer(question: input, hits: retrieval.hits, history: history, model: model) { token in
+                    console.output.write(token)
+                }
+            }
+            // Ctrl-C stops this answer and returns to the prompt; at the prompt it leaves.
+            Interrupts.onNext { task.cancel() }
+            let answer: Answer
+            do {
+                answer = try await task.value
+                Interrupts.clear()
+            } catch {
+                Interrupts.clear()
+                console.print("")
+                console.log("Error: \(String(describing: error))")
+                continue
+            }
+            AnswerPrinter(console: console, json: false).print(answer, streamed: true)
+            state.lastAnswer = answer
+            let sources = answer.citedSources.map(AnswerPrinter.describe)
+            let turns = [
+                ChatMessageRecord(role: "user", content: input),
+                ChatMessageRecord(
+                    role: "assistant", content: answer.text,
+                    sources: (try? JSONOutput.encode(sources)) ?? "[]", interrupted: answer.interrupted),
+            ]
+            try store.appendChatMessages(sessionID: record.id, turns)
+            state.conversation.turns += turns
+        }
+        return ExitCode.success
+    }
+
+    enum CommandOutcome { case stay, exit }
+
+    private func handleCommand(
+        _ input: String, state: inout ChatState, settings: Settings, store: IndexStore, sessionID: Int64,
+        console: Console
+    ) async throws -> CommandOutcome {
+        let words = input.split(separator: " ").map(String.init)
+        switch words[0] {
+        case "/exit", "/quit":
+            return .exit
+        case "/sources":
+            guard let answer = state.lastAnswer else {
+                console.print("no answer yet")
+                return .stay
+            }
+            let cited = Set(answer.citations.cited)
+            for source in answer.sources {
+                console.print((cited.contains(source.number) ? "* " : "  ") + AnswerPrinter.describe(source))
+            }
+            console.print("(* cited in the answer)")
+        case "/reset":
+            try store.replaceChatMessages(sessionID: sessionID, with: [])
+            state.conversation = Conversation()
+            state.lastAnswer = nil
+            console.print("history cleared")
+        case "/model":
+            guard words.count == 2 else {
+                console.print("usage: /model NAME (now \(state.model.name))")
+                return .stay
+            }
+            var options = state.options
+            options.chatModel = words[1]
+            do {
+                state.model = try await Asker(client: settings.client, options: options).inspectModel()
+                state.options = options
+                try store.setChatModel(sessionID: sessionID, words[1])
+                console.print("now chatting with \(words[1])")
+            } catch {
+                console.log("Error: \(String(describing: error))")
+            }
+        case "/k":
+            guard words.count == 2, let k = Int(words[1]), k >= 1 else {
+                console.print("usage: /k N, N ≥ 1 (now \(state.options.limit))")
+                return .stay
+            }
+            state.options.limit = k
+            console.print("retrieving \(k) passages per question")
+        case "/save":
+            if words.count == 2 {
+                let copy = try store.chatSession(named: words[1], chatModel: state.model.name)
+                try store.replaceChatMessages(sessionID: copy.id, with: state.conversation.turns)
+                console.print("saved as session '\(words[1])' (resume with: trove chat --session \(words[1]))")
+            } else {
+                console.print("saved: every turn is stored as you go (resume with: trove chat --session \(session))")
+            }
+        case "/help":
+            console.print("/sources  /reset  /model NAME  /k N  /save [NAME]  /exit")
+        default:
+            console.print("unknown command \(words[0]) — /help lists them")
+        }
+        return .stay
+    }
+}
+
+/// What a chat carries from one question to the next.
+struct ChatState {
+    var options: AskOptions
+    var model: ChatModelInfo
+    var conversation: Conversation
+    var lastAnswer: Answer?
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Ollama
+
+/// `trove config`: the effective settings and where each came from.
+struct ConfigCommand: Command {
+    static let name = "config"
+    static let abstract = "Show the effective settings and where each comes from (flag, environment, file, default)."
+    static let usage = "trove config [--json] [options]"
+    static let details = """
+        Settings come from flags, then the environment, then the config file, then built-in defaults.
+        The config file is $TROVE_CONFIG, else $XDG_CONFIG_HOME/trove/config.json, else ~/.config/trove/config.json:
+        a JSON object with any of these keys:
+
+          ollama_url          Ollama server, as OLLAMA_HOST accepts it       (env: OLLAMA_HOST)
+          embed_model         embedding model for new indexes                (env: TROVE_EMBED_MODEL)
+          chat_model          model that answers questions                   (env: TROVE_CHAT_MODEL)
+          index               index file                                     (env: TROVE_INDEX)
+          search_limit        passages a search shows, 1 to 10000
+          chat_temperature    sampling temperature for answers, 0 to 2
+          request_timeout     seconds to wait for a reply from Ollama
+
+        Example:
+          {"ollama_url": "http://gpu-box:11434", "chat_model": "qwen2.5:7b", "search_limit": 5}
+
+        The API key ($OLLAMA_API_KEY or --api-key) is never read from or written to the file.
+
+        Options:
+          --json              one JSON object: key → {value, source}
+          --model NAME        show the effect of --model
+          --chat-model NAME   show the effect of --chat-model
+          --api-key KEY       show the effect of --api-key (the key itself is never shown)
+        \(CommonOptions.help)
+        """
+
+    var common: CommonOptions
+    var json: Bool
+    var model: String?
+    var chatModel: String?
+    var apiKey: String?
+
+    init(parsing arguments: inout Arguments) throws {
+        common = try CommonOptions(parsing: &arguments)
+        json = arguments.flag("--json")
+        model = try arguments.value("--model")
+        chatModel = try arguments.value("--chat-model")
+        apiKey = try arguments.value("--api-key")
+        if let extra = try arguments.positionals().first { throw UsageError("unexpected argument '\(extra)'") }
+    }
+
+    func run(_ console: Console) async throws -> Int32 {
+        let settings = try Settings(common, environment: console.environment, apiKey: apiKey)
+        let entries = settings.entries(common: common, embedModelFlag: model, chatModelFlag: chatModel)
+        if json {
+            struct Item: Encodable {
+                var value: String
+                var source: String
+            }
+            var object = Dictionary(
+                uniqueKeysWithValues: entries.map { ($0.key, Item(value: $0.value, source: $0.source)) })
+            object["config_file"] = Item(
+                value: settings.file.path, source: settings.file.exists ? "found" : "not found")
+            console.print(try JSONOutput.encode(object))
+            return ExitCode.success
+        }
+        let width = entries.map(\.key.count).max() ?? 0
+        let valueWidth = entries.map(\.value.count).max() ?? 0
+        for entry in entries {
+            let key = entry.key.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+            let value = entry.value.padding(toLength: valueWidth + 2, withPad: " ", startingAt: 0)
+            console.print("\(key)\(value)(\(entry.source))")
+        }
+        console.print("config file: \(settings.file.path)\(settings.file.exists ? "" : " (not found)")")
+        return ExitCode.success
+    }
+}

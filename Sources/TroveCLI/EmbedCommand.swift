@@ -1,0 +1,54 @@
+import Foundation
+import TroveKit
+
+/// `trove embed TEXT…`: one JSON line per text with its vector, for scripts and for comparing embedders.
+struct EmbedCommand: Command {
+    static let name = "embed"
+    static let abstract = "Print the embedding vector of each TEXT as one JSON line."
+    static let usage = "trove embed [options] TEXT…"
+    static let details = """
+        Prints {"embedder", "model", "text", "vector"} per TEXT, in order. Vectors have unit length.
+
+        Options:
+          --embedder KIND     ollama or builtin (default: $TROVE_EMBEDDER, else ollama)
+          --model NAME        embedding model (default: builtin's all-minilm-l6-v2, else $TROVE_EMBED_MODEL, else
+                              nomic-embed-text)
+        \(CommonOptions.help)
+
+        Examples:
+          trove embed --embedder builtin "why is the sky blue?"
+          trove embed --embedder ollama --model all-minilm "why is the sky blue?"
+        """
+
+    var common: CommonOptions
+    var embedderKind: String?
+    var model: String?
+    var texts: [String]
+
+    init(parsing arguments: inout Arguments) throws {
+        common = try CommonOptions(parsing: &arguments)
+        embedderKind = try arguments.value("--embedder")
+        model = try arguments.value("--model")
+        texts = try arguments.positionals()
+        guard !texts.isEmpty else { throw UsageError("what should I embed? give one or more TEXT arguments") }
+    }
+
+    func run(_ console: Console) async throws -> Int32 {
+        let settings = try Settings(common, environment: console.environment)
+        let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model, indexed: nil)
+        let vectors = try await embedder.embed(texts)
+        for (text, vector) in zip(texts, vectors) {
+            let line = Line(embedder: embedder.kind, model: embedder.model, text: text, vector: vector)
+            console.print(try JSONOutput.encode(line))
+        }
+        return ExitCode.success
+    }
+
+    /// One output line.
+    struct Line: Encodable {
+        var embedder: String
+        var model: String
+        var text: String
+        var vector: [Float]
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Ollama
+
+/// `trove models`: the models pulled on the Ollama server, with what Trove needs to know about each.
+struct ModelsCommand: Command {
+    static let name = "models"
+    static let abstract = "List the models pulled on Ollama: size, family, embedding capability, dimension, context."
+    static let usage = "trove models [--json] [options]"
+    static let details = """
+        Options:
+          --json              one JSON array: name, size, family, embedding, dimension, context_length, digest
+          --api-key KEY       send Authorization: Bearer KEY (default: $OLLAMA_API_KEY)
+        \(CommonOptions.help)
+        """
+
+    var common: CommonOptions
+    var json: Bool
+    var apiKey: String?
+
+    init(parsing arguments: inout Arguments) throws {
+        common = try CommonOptions(parsing: &arguments)
+        json = arguments.flag("--json")
+        apiKey = try arguments.value("--api-key")
+        if let extra = try arguments.positionals().first { throw UsageError("unexpected argument '\(extra)'") }
+    }
+
+    /// One row of the listing.
+    struct Row: Encodable, Equatable {
+        var name: String
+        var size: Int64?
+        var family: String?
+        var embedding: Bool
+        var dimension: Int?
+        var contextLength: Int?
+        var digest: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, size, family, embedding, dimension, digest
+            case contextLength = "context_length"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(size, forKey: .size)
+            try container.encode(family, forKey: .family)
+            try container.encode(embedding, forKey: .embedding)
+            try container.encode(dimension, forKey: .dimension)
+            try container.encode(contextLength, forKey: .contextLength)
+            try container.encode(digest, forKey: .digest)
+        }
+    }
+
+    func run(_ console: Console) async throws -> Int32 {
+        let settings = try Settings(common, environment: console.environment, apiKey: apiKey)
+        let client = settings.client
+        var rows: [Row] = []
+        for summary in try await client.tags().sorted(by: { $0.name < $1.name }) {
+            let details = try await client.show(model: summary.name)
+            rows.append(
+                Row(
+                    name: summary.name, size: summary.size, family: summary.family ?? details.family,
+                    embedding: details.canEmbed, dimension: details.canEmbed ? details.embeddingLength : nil,
+                    contextLength: details.contextLength, digest: summary.digest))
+        }
+        if json {
+            console.print(try JSONOutput.encode(rows))
+            return ExitCode.success
+        }
+        guard !rows.isEmpty else {
+            console.log(
+                "no models pulled on \(settings.client.baseText) — try: trove pull \(settings.embedModel(flag: nil))")
+            return ExitCode.success
+        }
+        console.print(Self.table(rows))
+        return ExitCode.success
+    }
+
+    /// Aligned columns with a header.
+    static func table(_ rows: [Row]) -> String {
+        let header = ["NAME", "SIZE", "FAMILY", "EMBEDDING", "DIMENSION", "CONTEXT"]
+        let cells = rows.map { row in
+            [
+                row.name, row.size.map(ByteCount.format) ?? "-", row.family ?? "-", row.embedding ? "yes" : "no",
+                row.dimension.map(String.init) ?? "-", row.contextLength.map(String.init) ?? "-",
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
+        return ([header] + cells).map { line in
+            line.enumerated().map { column, cell in
+                column == line.count - 1
+                    ? cell : cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0)
+            }.joined()
+        }.joined(separator: "\n")
+    }
+}
+
+extension OllamaClient {
+    /// `baseURL` without a trailing slash, as messages spell it.
+    var baseText: String {
+        var text = baseURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

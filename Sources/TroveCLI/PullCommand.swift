@@ -1,0 +1,131 @@
+import Dispatch
+import Foundation
+@preconcurrency import Glibc
+import Ollama
+
+/// `trove pull NAME`: downloads a model through Ollama, with progress.
+struct PullCommand: Command {
+    static let name = "pull"
+    static let abstract = "Download a model into Ollama, showing progress; run again to resume an interrupted pull."
+    static let usage = "trove pull [options] NAME"
+    static let details = """
+        On a terminal, a progress bar shows bytes, rate and time left; otherwise one line per step.
+        Ollama keeps what was downloaded, so an interrupted pull resumes when run again.
+
+        Options:
+          --insecure          allow a registry without TLS
+          --api-key KEY       send Authorization: Bearer KEY (default: $OLLAMA_API_KEY)
+        \(CommonOptions.help)
+
+        Examples:
+          trove pull nomic-embed-text
+          trove pull llama3.2:1b
+        """
+
+    var common: CommonOptions
+    var model: String
+    var insecure: Bool
+    var apiKey: String?
+
+    init(parsing arguments: inout Arguments) throws {
+        common = try CommonOptions(parsing: &arguments)
+        insecure = arguments.flag("--insecure")
+        apiKey = try arguments.value("--api-key")
+        let names = try arguments.positionals()
+        guard let name = names.first else { throw UsageError("missing the model to pull, e.g. nomic-embed-text") }
+        if names.count > 1 { throw UsageError("unexpected argument '\(names[1])': pull one model at a time") }
+        do { _ = try Model.ID(parsing: name) } catch { throw UsageError(String(describing: error)) }
+        model = name
+    }
+
+    func run(_ console: Console) async throws -> Int32 {
+        let client = try Settings(common, environment: console.environment, apiKey: apiKey).client
+        let terminal = console.error.isTerminal
+        let line = ProgressLine(stream: console.error, enabled: terminal)
+        let model = self.model
+        let insecure = self.insecure
+        let work = Task { () async throws -> Void in
+            var meter = ProgressMeter()
+            var lastStatus = ""
+            for try await update in client.pull(model, insecure: insecure) {
+                if terminal {
+                    line.update(meter.render(update, now: ContinuousClock.now))
+                } else if update.status != lastStatus {
+                    let size = update.total.map { ": " + ByteCount.format($0) } ?? ""
+                    console.log(update.status + size)
+                }
+                lastStatus = update.status
+            }
+        }
+        // Ctrl-C cancels the pull (and its HTTP request) instead of killing the process mid-line.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { @Sendable in work.cancel() }
+        interrupt.resume()
+        defer {
+            interrupt.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        do {
+            try await work.value
+            line.clear()
+        } catch let error as OllamaError {
+            line.clear()
+            if error.kind == .cancelled || work.isCancelled {
+                console.log("interrupted — run trove pull \(model) again to resume where it stopped")
+                return ExitCode.interrupted
+            }
+            if [.unreachable, .timeout, .unexpectedResponse].contains(error.kind) {
+                console.log("Error: \(error) — run trove pull \(model) again to resume where it stopped")
+                return ExitCode.forError(error)
+            }
+            throw error
+        }
+        if work.isCancelled {
+            console.log("interrupted — run trove pull \(model) again to resume where it stopped")
+            return ExitCode.interrupted
+        }
+        console.print("pulled \(model)")
+        return ExitCode.success
+    }
+}
+
+/// Turns progress updates into one status line with a bar, bytes, rate and time left.
+struct ProgressMeter {
+    private var digest: String?
+    private var start: ContinuousClock.Instant?
+    private var startBytes: Int64 = 0
+
+    /// E.g. `pulling 1a2b3c4d5e6f  45% [#########           ] 1.8 MB/4.0 MB  1.2 MB/s  0:03 left`.
+    mutating func render(_ update: OllamaClient.ProgressUpdate, now: ContinuousClock.Instant) -> String {
+        guard let total = update.total, total > 0 else { return update.status }
+        let completed = min(total, max(0, update.completed ?? 0))
+        if update.digest != digest || start == nil {
+            digest = update.digest
+            start = now
+            startBytes = completed
+        }
+        let fraction = Double(completed) / Double(total)
+        let width = 20
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        var text =
+            "\(update.status)  \(Int((fraction * 100).rounded(.down)))% [\(bar)] "
+            + "\(ByteCount.format(completed))/\(ByteCount.format(total))"
+        let elapsed = start.map { (now - $0).timeInterval } ?? 0
+        if elapsed >= 0.5, completed > startBytes {
+            let rate = Double(completed - startBytes) / elapsed
+            let left = Int((Double(total - completed) / rate).rounded(.up))
+            text += "  \(ByteCount.format(Int64(rate)))/s  \(left / 60):\(String(format: "%02d", left % 60)) left"
+        }
+        return text
+    }
+}
+
+extension Duration {
+    /// Seconds as `Double`.
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,140 @@
+import Dispatch
+import Ollama
+import Synchronization
+import TroveMiniLM
+
+/// Embeds in-process with all-MiniLM-L6-v2 on OpenBLAS: no server. Same vectors as Ollama's `all-minilm`.
+public struct BuiltinEmbedder: Embedder {
+    /// The one model the built-in embedder runs, as recorded in the index.
+    public static let modelName = "all-minilm-l6-v2"
+    /// SHA-256 of `model.safetensors`, recorded as the index's digest.
+    public static let digest = "sha256:53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+
+    public var kind: String { "builtin" }
+    public var model: String { Self.modelName }
+    /// The folder holding `model.safetensors` and `vocab.txt`.
+    public let folder: String
+    /// Worker threads per batch (each runs single-threaded BLAS).
+    public var threads: Int
+    private let loader: Loader
+
+    /// An embedder for the model in `folder`; the files are read on first use, so an index mismatch is reported
+    /// before a missing model. A missing file is an error naming `Scripts/install-model.sh`.
+    public init(folder: String, threads: Int = MiniLM.defaultThreads) {
+        self.folder = folder
+        self.threads = threads
+        loader = Loader(folder: folder)
+    }
+
+    /// The encoder, loaded once.
+    public func encoder() throws -> MiniLM { try loader.load() }
+
+    public func inspect() async throws -> EmbedderInfo {
+        _ = try encoder()
+        return EmbedderInfo(dimension: MiniLM.dimension, contextLength: MiniLM.contextLength, digest: Self.digest)
+    }
+
+    public func embed(_ texts: [String]) async throws -> [[Float]] {
+        guard !texts.isEmpty else { return [] }
+        let encoder = try encoder()
+        let threads = threads
+        // Seconds of BLAS work must not hold a thread of the cooperative pool.
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: encoder.embed(texts, threads: threads))
+            }
+        }
+    }
+
+    private final class Loader: Sendable {
+        let folder: String
+        let loaded = Mutex<MiniLM?>(nil)
+        init(folder: String) { self.folder = folder }
+        func load() throws -> MiniLM {
+            try loaded.withLock { model in
+                if let model { return model }
+                let fresh = try MiniLM(folder: folder)
+                model = fresh
+                return fresh
+            }
+        }
+    }
+}
+
+/// Builds the embedder an index names: `ollama` with a model, or `builtin`.
+public enum EmbedderFactory {
+    /// The embedder kinds, as `--embedder` and `TROVE_EMBEDDER` spell them.
+    public static let kinds = ["ollama", "builtin"]
+
+    /// Checks a user-given kind; nil when none was given.
+    public static func kind(_ value: String?) throws -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        guard kinds.contains(value) else {
+            throw EmbedderChoiceError("unknown embedder '\(value)' — use --embedder ollama or --embedder builtin")
+        }
+        return value
+    }
+
+    /// The model to use with `kind` when none is named: the index's own (or its equivalent), else the default.
+    public static func defaultModel(kind: String, indexed: IndexedEmbedder?, ollamaDefault: String) -> String {
+        if let indexed {
+            if indexed.kind == kind { return indexed.model }
+            if sameSpace(indexed.kind, indexed.model, kind, kind == "builtin" ? BuiltinEmbedder.modelName : "all-minilm") {
+                return kind == "builtin" ? BuiltinEmbedder.modelName : "all-minilm"
+            }
+        }
+        return kind == "builtin" ? BuiltinEmbedder.modelName : ollamaDefault
+    }
+
+    /// Makes the embedder; `builtin` only runs `all-minilm-l6-v2` and needs its files in `modelFolder`.
+    public static func make(
+        kind: String, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil
+    ) throws -> any Embedder {
+        switch kind {
+        case "builtin":
+            guard model == BuiltinEmbedder.modelName || sameSpace("builtin", BuiltinEmbedder.modelName, "ollama", model)
+            else {
+                throw EmbedderChoiceError(
+                    "the builtin embedder runs only \(BuiltinEmbedder.modelName), not '\(model)' — "
+                        + "use --embedder ollama --model \(model)")
+            }
+            return BuiltinEmbedder(folder: modelFolder, threads: threads ?? MiniLM.defaultThreads)
+        case "ollama":
+            return OllamaEmbedder(client: client, model: model)
+        default:
+            throw EmbedderChoiceError("unknown embedder '\(kind)' — use --embedder ollama or --embedder builtin")
+        }
+    }
+
+    /// Whether vectors of the two (kind, model) pairs are comparable: equal pairs, or builtin MiniLM and Ollama's
+    /// `all-minilm` (the same weights; their vectors agree at cosine ≥ 0.9999).
+    public static func sameSpace(_ kindA: String, _ modelA: String, _ kindB: String, _ modelB: String) -> Bool {
+        if kindA == kindB && modelA == modelB { return true }
+        func isMiniLM(_ kind: String, _ model: String) -> Bool {
+            switch kind {
+            case "builtin": return model == BuiltinEmbedder.modelName
+            case "ollama": return ["all-minilm", "all-minilm:latest", "all-minilm:l6-v2", "all-minilm:22m"].contains(model)
+            default: return false
+            }
+        }
+        return isMiniLM(kindA, modelA) && isMiniLM(kindB, modelB)
+    }
+}
+
+/// The embedder an index records.
+public struct IndexedEmbedder: Sendable, Equatable {
+    public var kind: String
+    public var model: String
+
+    public init(kind: String, model: String) {
+        self.kind = kind
+        self.model = model
+    }
+}
+
+/// An impossible `--embedder`/`--model` combination.
+public struct EmbedderChoiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

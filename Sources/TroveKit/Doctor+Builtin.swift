@@ -1,0 +1,23 @@
+import TroveMiniLM
+
+extension Doctor {
+    /// Whether the built-in model's files are installed; a problem only when the builtin embedder is in use.
+    func builtinModelCheck(folder: String, required: Bool) -> DoctorCheck {
+        let missing = ModelFolder.missingFiles(in: folder)
+        guard missing.isEmpty else {
+            return DoctorCheck(
+                name: "builtin model", passed: !required,
+                detail: "all-minilm-l6-v2 is not installed in \(folder) (missing \(missing.joined(separator: ", ")))"
+                    + (required ? "" : "; needed only for --embedder builtin"),
+                fix: "run Scripts/install-model.sh")
+        }
+        do {
+            _ = try MiniLM(folder: folder)
+            return DoctorCheck(name: "builtin model", passed: true, detail: "all-minilm-l6-v2 in \(folder)")
+        } catch {
+            return DoctorCheck(
+                name: "builtin model", passed: false, detail: String(describing: error),
+                fix: "reinstall it: Scripts/install-model.sh")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// A `.safetensors` file mapped into memory read-only: tensors are pointers into the mapping, never copies.
+public final class SafeTensors: @unchecked Sendable {
+    // @unchecked: the mapping is read-only and immutable after init; unmapped only in deinit.
+
+    /// One tensor's place in the file.
+    public struct Tensor: Sendable {
+        public var dtype: String
+        public var shape: [Int]
+        /// Byte range within the data section (after the header).
+        public var offsets: Range<Int>
+    }
+
+    /// The path the file was mapped from.
+    public let path: String
+    /// Tensors by name (the `__metadata__` entry left out).
+    public let tensors: [String: Tensor]
+    private let base: UnsafeRawPointer
+    private let length: Int
+    private let dataStart: Int
+
+    /// Maps `path` and parses its JSON header.
+    public init(path: String) throws {
+        self.path = path
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else {
+            throw MiniLMError(.missingFile, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size >= 8 else {
+            throw MiniLMError(.badFile, "\(path) is not a safetensors file: shorter than its 8-byte header length")
+        }
+        length = Int(info.st_size)
+        guard let mapped = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+            throw MiniLMError(.badFile, "cannot map \(path): \(String(cString: strerror(errno)))")
+        }
+        base = UnsafeRawPointer(mapped)
+        let headerLength = Int(base.loadUnaligned(as: UInt64.self).littleEndian)
+        guard headerLength > 0, headerLength <= length - 8 else {
+            munmap(mapped, length)
+            throw MiniLMError(.badFile, "\(path) is not a safetensors file: header length \(headerLength) out of range")
+        }
+        dataStart = 8 + headerLength
+        let header = Data(bytes: base + 8, count: headerLength)
+        guard let object = try? JSONSerialization.jsonObject(with: header) as? [String: Any] else {
+            munmap(mapped, length)
+            throw MiniLMError(.badFile, "\(path) is not a safetensors file: its header is not a JSON object")
+        }
+        var tensors: [String: Tensor] = [:]
+        for (name, value) in object where name != "__metadata__" {
+            guard let entry = value as? [String: Any], let dtype = entry["dtype"] as? String,
+                let shape = entry["shape"] as? [Int], let offsets = entry["data_offsets"] as? [Int],
+                offsets.count == 2, offsets[0] <= offsets[1], dataStart + offsets[1] <= length
+            else {
+                munmap(mapped, length)
+                throw MiniLMError(.badFile, "\(path): tensor '\(name)' has a malformed header entry")
+            }
+            tensors[name] = Tensor(dtype: dtype, shape: shape, offsets: offsets[0]..<offsets[1])
+        }
+        self.tensors = tensors
+    }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: base), length)
+    }
+
+    /// The float32 data of `name`, checked against `shape`; points into the mapping.
+    public func floats(_ name: String, shape: [Int]) throws -> UnsafePointer<Float> {
+        guard let tensor = tensors[name] else {
+            throw MiniLMError(.badFile, "\(path) has no tensor '\(name)' — reinstall the model: Scripts/install-model.sh")
+        }
+        guard tensor.dtype == "F32", tensor.shape == shape, tensor.offsets.count == shape.reduce(4, *) else {
+            throw MiniLMError(
+                .badFile,
+                "\(path): tensor '\(name)' is \(tensor.dtype) \(tensor.shape), expected F32 \(shape)")
+        }
+        let start = dataStart + tensor.offsets.lowerBound
+        guard start % MemoryLayout<Float>.alignment == 0 else {
+            throw MiniLMError(.badFile, "\(path): tensor '\(name)' is not 4-byte aligned")
+        }
+        return (base + start).assumingMemoryBound(to: Float.self)
+    }
+}

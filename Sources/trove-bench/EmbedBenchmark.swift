@@ -1,0 +1,156 @@
+@preconcurrency import Glibc
+import Foundation
+import TroveMiniLM
+
+/// `trove-bench embed`: the built-in MiniLM's throughput on ~200-token chunks, single-query latency, and the share
+/// of this machine's sgemm ceiling it reaches, all measured in one run; `--compare FILE` checks vectors against a
+/// reference (`[{"text", "vector"}]`, e.g. from Scripts/bench-embed.sh).
+enum EmbedBenchmark {
+    static let usage = """
+        usage: trove-bench embed [--dataset DIR] [--n CHUNKS] [--tokens T] [--batch B] [--threads 1,2] \
+        [--model-folder DIR] [--compare FILE]
+        """
+
+    static func main(_ arguments: [String]) async -> Int32 {
+        do {
+            try run(arguments)
+            return 0
+        } catch let error as BenchmarkUsage {
+            fputs("Error: \(error)\n", stderr)
+            return 64
+        } catch {
+            fputs("Error: \(error)\n", stderr)
+            return 1
+        }
+    }
+
+    static func run(_ arguments: [String]) throws {
+        // The shared datasets sit beside the repository, or beside its worktrees' folder.
+        var dataset = ["../shared/datasets/cranfield", "../../shared/datasets/cranfield"].first {
+            FileManager.default.fileExists(atPath: $0)
+        } ?? "../shared/datasets/cranfield"
+        var count = 160
+        var tokens = 200
+        var batch = 32
+        var threadCounts = [1, 2]
+        var folder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
+        var compare: String?
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw BenchmarkUsage(usage) }
+            switch flag {
+            case "--dataset": dataset = value
+            case "--n": count = Int(value) ?? count
+            case "--tokens": tokens = Int(value) ?? tokens
+            case "--batch": batch = Int(value) ?? batch
+            case "--threads": threadCounts = value.split(separator: ",").compactMap { Int($0) }
+            case "--model-folder": folder = value
+            case "--compare": compare = value
+            default: throw BenchmarkUsage(usage)
+            }
+        }
+        let model = try MiniLM(folder: folder)
+        if let compare { return try compareVectors(model, reference: compare) }
+
+        let chunks = try makeChunks(model.tokenizer, dataset: dataset, count: count, tokens: tokens)
+        let ids = chunks.map { model.tokenizer.encode($0) }
+        let meanTokens = Double(ids.map(\.count).reduce(0, +)) / Double(ids.count)
+        let flopsPerChunk = ids.map(flops).reduce(0, +) / Double(ids.count)
+        print(
+            "\(chunks.count) chunks of \(dataset), mean \(String(format: "%.0f", meanTokens)) tokens "
+                + "(\(String(format: "%.1f", flopsPerChunk / meanTokens / 1e6)) MFLOP/token); "
+                + "OpenBLAS kernel \(BLASProbe.kernel); load average \(loadAverage())")
+        _ = model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
+        for threads in threadCounts {
+            let ceiling = BLASProbe.sgemmGFLOPS(threads: threads)
+            let start = now()
+            var done = 0
+            while done < ids.count {
+                let end = min(ids.count, done + batch)
+                _ = model.embed(tokens: Array(ids[done..<end]), threads: threads)
+                done = end
+            }
+            let seconds = now() - start
+            let rate = Double(ids.count) / seconds
+            let gflops = rate * flopsPerChunk / 1e9
+            var latencies: [Double] = []
+            for _ in 0..<15 {
+                let t = now()
+                _ = model.embed(["how does the boundary layer behave behind a swept wing?"], threads: threads)
+                latencies.append(now() - t)
+            }
+            latencies.sort()
+            print(
+                "threads \(threads): \(String(format: "%.1f", rate)) chunks/s, "
+                    + "\(String(format: "%.1f", gflops)) GFLOP/s = \(String(format: "%.0f", 100 * gflops / ceiling))% "
+                    + "of the sgemm ceiling \(String(format: "%.1f", ceiling)) GFLOP/s; "
+                    + "query latency p50 \(String(format: "%.1f", latencies[7] * 1000)) ms, "
+                    + "min \(String(format: "%.1f", latencies[0] * 1000)) ms; load average \(loadAverage())")
+        }
+    }
+
+    /// FLOPs of one sequence of n tokens: six layers of projections, feed-forward and attention.
+    static func flops(_ ids: [Int32]) -> Double {
+        let n = Double(ids.count), d = 384.0, f = 1536.0
+        return 6 * (2 * n * (4 * d * d + 2 * d * f) + 2 * 2 * n * n * d)
+    }
+
+    /// Chunks of about `tokens` word pieces cut at word boundaries from the dataset's documents.
+    static func makeChunks(_ tokenizer: WordPieceTokenizer, dataset: String, count: Int, tokens: Int) throws -> [String] {
+        let docs = dataset + "/docs"
+        let names = try FileManager.default.contentsOfDirectory(atPath: docs).sorted {
+            (Int($0.split(separator: ".")[0]) ?? 0) < (Int($1.split(separator: ".")[0]) ?? 0)
+        }
+        var chunks: [String] = []
+        var words: [Substring] = []
+        var pieces = 0
+        for name in names {
+            let text = try String(contentsOfFile: docs + "/" + name, encoding: .utf8)
+            for word in text.split(whereSeparator: \.isWhitespace) {
+                let cost = tokenizer.encode(String(word)).count - 2
+                if pieces + cost > tokens - 2, !words.isEmpty {
+                    chunks.append(words.joined(separator: " "))
+                    if chunks.count == count { return chunks }
+                    words.removeAll()
+                    pieces = 0
+                }
+                words.append(word)
+                pieces += cost
+            }
+        }
+        return chunks
+    }
+
+    static func compareVectors(_ model: MiniLM, reference path: String) throws {
+        struct Item: Decodable {
+            var text: String
+            var vector: [Float]
+        }
+        let items = try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let vectors = model.embed(items.map(\.text))
+        var cosines: [Double] = []
+        for (item, vector) in zip(items, vectors) {
+            var dot = 0.0
+            for (a, b) in zip(item.vector, vector) { dot += Double(a) * Double(b) }
+            cosines.append(dot)
+        }
+        cosines.sort()
+        let mean = cosines.reduce(0, +) / Double(max(cosines.count, 1))
+        print(
+            "\(cosines.count) vectors vs \(path): cosine min \(String(format: "%.6f", cosines.first ?? 0)), "
+                + "median \(String(format: "%.6f", cosines[cosines.count / 2])), mean \(String(format: "%.6f", mean)); "
+                + "below 0.999: \(cosines.filter { $0 < 0.999 }.count)")
+    }
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    static func loadAverage() -> String {
+        var loads = [Double](repeating: 0, count: 3)
+        _ = getloadavg(&loads, 3)
+        return String(format: "%.2f", loads[0])
+    }
+}

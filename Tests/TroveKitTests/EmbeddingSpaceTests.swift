@@ -1,0 +1,35 @@
+import Testing
+
+@testable import TroveKit
+
+@Suite("Embedding spaces")
+struct EmbeddingSpaceTests {
+    @Test("builtin all-minilm-l6-v2 and Ollama's all-minilm are one space; every other pair is not", arguments: [
+        ("builtin", "all-minilm-l6-v2", "ollama", "all-minilm", true),
+        ("builtin", "all-minilm-l6-v2", "ollama", "all-minilm:latest", true),
+        ("ollama", "all-minilm", "builtin", "all-minilm-l6-v2", true),
+        ("ollama", "nomic-embed-text", "ollama", "nomic-embed-text", true),
+        ("builtin", "all-minilm-l6-v2", "ollama", "nomic-embed-text", false),
+        ("ollama", "all-minilm", "ollama", "nomic-embed-text", false),
+        ("builtin", "all-minilm-l6-v2", "ollama", "all-minilm-l12-v2", false),
+    ])
+    func sameSpace(kindA: String, modelA: String, kindB: String, modelB: String, same: Bool) {
+        #expect(EmbedderFactory.sameSpace(kindA, modelA, kindB, modelB) == same)
+    }
+
+    @Test("switching embedder keeps the index's model or its equivalent")
+    func defaultModel() {
+        let ollamaMiniLM = IndexedEmbedder(kind: "ollama", model: "all-minilm")
+        #expect(EmbedderFactory.defaultModel(kind: "builtin", indexed: ollamaMiniLM, ollamaDefault: "x") == "all-minilm-l6-v2")
+        let builtin = IndexedEmbedder(kind: "builtin", model: "all-minilm-l6-v2")
+        #expect(EmbedderFactory.defaultModel(kind: "ollama", indexed: builtin, ollamaDefault: "x") == "all-minilm")
+        #expect(EmbedderFactory.defaultModel(kind: "ollama", indexed: nil, ollamaDefault: "nomic-embed-text") == "nomic-embed-text")
+    }
+
+    @Test("an unknown kind is refused")
+    func unknownKind() {
+        #expect(throws: EmbedderChoiceError("unknown embedder 'tfidf' — use --embedder ollama or --embedder builtin")) {
+            try EmbedderFactory.kind("tfidf")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+
+@testable import TroveMiniLM
+
+/// The installed model, loaded once for every test that needs it; nil when absent.
+enum InstalledModel {
+    static let folder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
+    static let isInstalled = ModelFolder.missingFiles(in: folder).isEmpty
+    /// Why model tests are skipped, shown by Swift Testing.
+    static let skipReason: Comment = "all-minilm-l6-v2 not installed in \(folder) — run Scripts/install-model.sh"
+    static let model: MiniLM? = isInstalled ? try? MiniLM(folder: folder) : nil
+}
+
+func fixture(_ name: String) throws -> Data {
+    let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
+    return try Data(contentsOf: url)
+}
+
+func cosine(_ a: [Float], _ b: [Float]) -> Double {
+    var dot = 0.0, na = 0.0, nb = 0.0
+    for (x, y) in zip(a, b) {
+        dot += Double(x) * Double(y)
+        na += Double(x) * Double(x)
+        nb += Double(y) * Double(y)
+    }
+    return dot / (na.squareRoot() * nb.squareRoot())
+}
