@@ -62,7 +62,8 @@ struct AnswerPrinter {
         if !nearest.isEmpty {
             console.print("Nearest passages:")
             for hit in nearest {
-                console.print("  \(hit.path):\(hit.startLine)-\(hit.endLine)  \(String(format2: hit.score))  \(hit.heading)")
+                let score = String(format2: hit.vectorScore ?? hit.score)
+                console.print("  \(hit.path):\(hit.startLine)-\(hit.endLine)  \(score)  \(hit.heading)")
             }
         }
         console.log("hint: rephrase the question, or pass --allow-general to let the model answer from general knowledge")

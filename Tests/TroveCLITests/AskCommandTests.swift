@@ -33,7 +33,7 @@ struct AskCommandTests {
         rig.server.streaming.reply = "Use a jump host [2]. Keep the key file per host [1]."
         // What ask retrieves: vector ranking, every passage (search's default is hybrid, one per document).
         let search = await trove(
-            ["search", "--json", "--mode", "vector", "--all-chunks", "-n", "8", keyQuestion], index: rig.index,
+            ["search", "--json", "--all-chunks", "-n", "8", keyQuestion], index: rig.index,
             server: rig.server)
         let hits = try #require(
             (try JSONSerialization.jsonObject(with: Data(search.output.utf8)) as? [String: Any])?["hits"]

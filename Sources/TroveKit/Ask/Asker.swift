@@ -81,12 +81,15 @@ public struct Asker: Sendable {
         return ChatModelInfo(name: options.chatModel, contextWindow: min(context, options.maxContext))
     }
 
-    /// Retrieves passages for `query` and says whether any covers it.
+    /// Retrieves passages for `query` — hybrid ranking, every passage on its own rather than one per document,
+    /// since several passages of one note may each be needed — and says whether any covers it. Coverage is judged
+    /// on the vector score (cosine): the fused score only ranks, it does not say how close a passage is.
     public func retrieve(
         query: String, retriever: Retriever, embedder: any Embedder
     ) async throws -> Retrieval {
-        let hits = try await retriever.search(query: query, embedder: embedder, limit: options.limit)
-        return Retrieval(hits: hits, covered: hits.contains { $0.score >= options.minScore })
+        let request = SearchRequest(query: query, mode: .hybrid, limit: options.limit, groupByDocument: false)
+        let hits = try await retriever.search(request, embedder: embedder)
+        return Retrieval(hits: hits, covered: hits.contains { ($0.vectorScore ?? -1) >= options.minScore })
     }
 
     /// Streams an answer to `question` from `hits`, after `history` (older turns, already within budget).
