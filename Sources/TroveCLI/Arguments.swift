@@ -94,6 +94,15 @@ extension Arguments {
         return number
     }
 
+    /// A cosine similarity, from -1 to 1, or nil when the option is absent.
+    mutating func cosine(_ name: String) throws -> Float? {
+        guard let text = try values([name]).last else { return nil }
+        guard let score = Float(text), score >= -1, score <= 1 else {
+            throw UsageError("\(name) expects a number from -1 to 1, got '\(text)'")
+        }
+        return score
+    }
+
     /// A byte size like `10M`, `512k`, `2G` or `1048576`.
     mutating func byteSize(_ name: String) throws -> Int64? {
         guard let text = try values([name]).last else { return nil }

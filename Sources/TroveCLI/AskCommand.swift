@@ -84,12 +84,7 @@ struct AskCommand: Command {
 enum ChatOptionsParser {
     static func parse(_ arguments: inout Arguments, into options: inout AskOptions) throws {
         if let limit = try arguments.integer("-n", "--limit", minimum: 1) { options.limit = limit }
-        if let text = try arguments.value("--min-score") {
-            guard let score = Float(text), score >= -1, score <= 1 else {
-                throw UsageError("--min-score expects a number from -1 to 1, got '\(text)'")
-            }
-            options.minScore = score
-        }
+        if let score = try arguments.cosine("--min-score") { options.minScore = score }
         options.allowGeneral = arguments.flag("--allow-general")
         if let text = try arguments.value("--temperature") {
             guard let value = Double(text), value >= 0, value <= 2 else {

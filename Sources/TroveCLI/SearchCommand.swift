@@ -69,10 +69,7 @@ struct SearchCommand: Command {
             }
             request.mode = mode
         }
-        if let text = try arguments.value("--min-score") {
-            guard let score = Float(text), score >= -1, score <= 1 else {
-                throw UsageError("--min-score expects a number from -1 to 1, got '\(text)'")
-            }
+        if let score = try arguments.cosine("--min-score") {
             guard request.mode != .keyword else {
                 throw UsageError("--min-score is a cosine similarity: use it with --mode hybrid or vector")
             }
