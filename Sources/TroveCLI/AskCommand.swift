@@ -54,6 +54,7 @@ struct AskCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
         var options = self.options
+        options.temperature = settings.chatTemperature(flag: options.temperature)
         options.chatModel = settings.chatModel(flag: chatModelFlag)
         let asker = Asker(client: settings.client, options: options)
         // The chat model first: a missing one should cost nothing else.

@@ -55,6 +55,7 @@ struct ChatCommand: Command {
         let store = access.retriever.store
         let record = try store.chatSession(named: session, chatModel: settings.chatModel(flag: chatModelFlag))
         var options = self.options
+        options.temperature = settings.chatTemperature(flag: options.temperature)
         options.chatModel = chatModelFlag.map { settings.chatModel(flag: $0) } ?? record.chatModel
         var state = ChatState(
             options: options, model: try await Asker(client: settings.client, options: options).inspectModel(),

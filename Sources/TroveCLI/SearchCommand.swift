@@ -54,6 +54,8 @@ struct SearchCommand: Command {
 
     var common: CommonOptions
     var request: SearchRequest
+    /// `-n`, when given; otherwise the config file's `search_limit`, else 10.
+    var limitFlag: Int?
     var format = Format.text
     var explain: Bool
     var model: String?
@@ -62,7 +64,7 @@ struct SearchCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         request = SearchRequest(query: "")
-        if let limit = try arguments.integer("-n", "--limit", minimum: 1) { request.limit = limit }
+        limitFlag = try arguments.integer("-n", "--limit", minimum: 1)
         if let text = try arguments.value("--mode") {
             guard let mode = SearchMode(rawValue: text) else {
                 throw UsageError("--mode expects hybrid, vector or keyword, got '\(text)'")
@@ -118,6 +120,8 @@ struct SearchCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
+        var request = self.request
+        request.limit = settings.searchLimit(flag: limitFlag)
         // A running `trove serve` answers without loading the vectors; anything unusual (no server, an error, no
         // hits to explain, a --model to check) goes the cold way, which also gives errors their exit codes.
         if !cold, model == nil, let answer = WarmSearch.ask(request, indexPath: settings.indexPath),

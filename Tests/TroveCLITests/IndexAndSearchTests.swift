@@ -193,3 +193,26 @@ struct IndexFailureTests {
         #expect(run.error.contains("latin1.txt: invalid UTF-8 replaced with U+FFFD"))
     }
 }
+
+@Suite("Defaults from the configuration file")
+struct ConfiguredDefaultsTests {
+    @Test("search_limit in the config file sets how many results search prints; -n still wins")
+    func searchLimit() async throws {
+        let server = try rankingServer()
+        let folder = try TemporaryDirectory()
+        let index = folder.path + "/i.sqlite"
+        let config = try folder.write("config.json", #"{"search_limit": 2}"#)
+        let indexed = await trove(["index", corpora], index: index, server: server)
+        try #require(indexed.status == 0)
+        let environment = ["TROVE_CONFIG": config]
+        let configured = await trove(
+            ["search", "--json", "--cold", "sourdough starter"], index: index, server: server, environment: environment)
+        let hits = (try JSONSerialization.jsonObject(with: Data(configured.output.utf8)) as? [String: Any])?["hits"]
+        #expect((hits as? [Any])?.count == 2)
+        let flagged = await trove(
+            ["search", "--json", "--cold", "-n", "4", "sourdough starter"], index: index, server: server,
+            environment: environment)
+        let more = (try JSONSerialization.jsonObject(with: Data(flagged.output.utf8)) as? [String: Any])?["hits"]
+        #expect((more as? [Any])?.count == 4)
+    }
+}
