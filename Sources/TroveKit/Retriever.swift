@@ -266,7 +266,14 @@ public final class Retriever {
     public func loadedMatrix() throws -> VectorMatrix {
         if let matrix { return matrix }
         let vectors = try store.loadVectorsCached()
-        let loaded = VectorMatrix(dimension: vectors.dimension, rowIDs: vectors.chunkIDs, values: vectors.values)
+        let loaded: VectorMatrix
+        if let mapping = vectors.mapping {
+            // Scored in place from the page cache: no copy of the matrix.
+            loaded = VectorMatrix(
+                dimension: vectors.dimension, rowIDs: vectors.chunkIDs, borrowing: mapping.values, owner: mapping)
+        } else {
+            loaded = VectorMatrix(dimension: vectors.dimension, rowIDs: vectors.chunkIDs, values: vectors.values)
+        }
         matrix = loaded
         return loaded
     }

@@ -21,7 +21,7 @@ public struct QuantizedSearcher: Sendable {
         let d = matrix.dimension
         var scales = [Float](repeating: 0, count: matrix.count)
         codes = [Int8](unsafeUninitializedCapacity: matrix.count * d) { buffer, initialized in
-            matrix.values.withUnsafeBufferPointer { values in
+            matrix.withUnsafeValues { values in
                 for row in 0..<matrix.count {
                     let base = row * d
                     var largest: Float = 0
@@ -75,7 +75,7 @@ public struct QuantizedSearcher: Sendable {
         }
         // Exact pass over the candidates only.
         var top = TopK(capacity: Swift.min(k, n))
-        matrix.values.withUnsafeBufferPointer { values in
+        matrix.withUnsafeValues { values in
             query.withUnsafeBufferPointer { query in
                 for candidate in candidates.heap {
                     let row = Int(candidate.id)

@@ -18,7 +18,7 @@ extension VectorMatrix {
         guard let row = row(ofID: id) else { return nil }
         guard dimension > 0 else { return 0 }
         // Equal to the score the row gets in a full ranking up to float rounding (sgemv may sum in another order).
-        return values.withUnsafeBufferPointer { values in
+        return withUnsafeValues { values in
             query.withUnsafeBufferPointer { query in
                 cblas_sdot(Int32(dimension), values.baseAddress! + row * dimension, 1, query.baseAddress!, 1)
             }

@@ -1,11 +1,20 @@
 /// A snapshot of vectors to rank: row-major `Float`s and the id of each row.
+///
+/// The floats are either owned (a `[Float]`) or borrowed from memory another object keeps alive, such as a
+/// read-only mapping of the index's vector cache file, so a fresh process can score straight from the page cache
+/// without copying the matrix. Scoring reads them through `withUnsafeValues`.
 public struct VectorMatrix: Sendable {
     /// Floats per row.
     public let dimension: Int
     /// The id of each row, in row order; ties in ranking are broken by ascending id.
     public let rowIDs: [Int64]
-    /// Row-major, `rowIDs.count × dimension`, rows unit length.
-    public let values: [Float]
+    private let storage: Storage
+
+    /// Where the floats live.
+    private enum Storage: Sendable {
+        case owned([Float])
+        case borrowed(BorrowedFloats)
+    }
 
     /// Wraps contiguous row-major values; traps unless `values.count == rowIDs.count * dimension`.
     public init(dimension: Int, rowIDs: [Int64], values: [Float]) {
@@ -13,7 +22,44 @@ public struct VectorMatrix: Sendable {
         precondition(values.count == rowIDs.count * dimension, "matrix shape")
         self.dimension = dimension
         self.rowIDs = rowIDs
-        self.values = values
+        self.storage = .owned(values)
+    }
+
+    /// Wraps row-major values owned elsewhere, without copying them; traps unless
+    /// `values.count == rowIDs.count * dimension`. The memory must stay valid and unchanged as long as `owner`
+    /// lives: the matrix (and every copy of it) keeps `owner` alive.
+    public init(
+        dimension: Int, rowIDs: [Int64], borrowing values: UnsafeBufferPointer<Float>,
+        owner: any AnyObject & Sendable
+    ) {
+        precondition(dimension >= 0, "matrix dimension must not be negative")
+        precondition(values.count == rowIDs.count * dimension, "matrix shape")
+        self.dimension = dimension
+        self.rowIDs = rowIDs
+        self.storage = .borrowed(BorrowedFloats(values, owner: owner))
+    }
+
+    /// Row-major, `rowIDs.count × dimension`, rows unit length. Borrowed values are copied into a new array on
+    /// every call: scoring code uses `withUnsafeValues` instead.
+    public var values: [Float] {
+        switch storage {
+        case .owned(let values): values
+        case .borrowed(let borrowed): Array(borrowed.values)
+        }
+    }
+
+    /// Whether the floats are borrowed (mapped) rather than owned.
+    public var isBorrowed: Bool {
+        if case .borrowed = storage { return true }
+        return false
+    }
+
+    /// Calls `body` with the row-major values, owned or borrowed, without copying them.
+    public func withUnsafeValues<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        switch storage {
+        case .owned(let values): try values.withUnsafeBufferPointer(body)
+        case .borrowed(let borrowed): try withExtendedLifetime(borrowed) { try body(borrowed.values) }
+        }
     }
 
     /// Number of rows.
@@ -28,5 +74,17 @@ public struct VectorMatrix: Sendable {
             mask[row] = true
         }
         return mask
+    }
+}
+
+/// Floats in memory that `owner` keeps valid and immutable (a read-only file mapping).
+private final class BorrowedFloats: @unchecked Sendable {
+    // Safety: the pointer is only read, and the memory behind it is immutable while `owner` lives.
+    let values: UnsafeBufferPointer<Float>
+    let owner: any AnyObject & Sendable
+
+    init(_ values: UnsafeBufferPointer<Float>, owner: any AnyObject & Sendable) {
+        self.values = values
+        self.owner = owner
     }
 }

@@ -24,7 +24,7 @@ extension VectorSearcher {
         let block = Swift.min(n, Swift.max(64, Self.batchScoreBudget / m))
         var scores = [Float](repeating: 0, count: m * block)
         var tops = (0..<m).map { _ in TopK(capacity: Swift.min(k, n)) }
-        matrix.values.withUnsafeBufferPointer { values in
+        matrix.withUnsafeValues { values in
             packed.withUnsafeBufferPointer { packed in
                 matrix.rowIDs.withUnsafeBufferPointer { ids in
                     scores.withUnsafeMutableBufferPointer { scores in

@@ -51,7 +51,7 @@ public struct VectorSearcher: Sendable {
         var top = TopK(capacity: Swift.min(k, n))
         let block = Swift.min(n, Swift.max(1, blockRows))
         var scores = [Float](repeating: 0, count: block)
-        matrix.values.withUnsafeBufferPointer { values in
+        matrix.withUnsafeValues { values in
             query.withUnsafeBufferPointer { query in
                 matrix.rowIDs.withUnsafeBufferPointer { ids in
                     scores.withUnsafeMutableBufferPointer { scores in

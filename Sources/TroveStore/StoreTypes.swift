@@ -125,19 +125,59 @@ public struct NewChunk: Sendable, Equatable {
 }
 
 /// Every vector of the index as one matrix, for search.
+///
+/// The floats are owned (read from SQLite) or borrowed from a read-only mapping of the flat cache file
+/// (`mapping`), which a search scores in place instead of copying 4·N·d bytes into fresh memory.
 public struct StoredVectors: Sendable {
     /// Floats per row.
     public var dimension: Int
     /// Row `i` of `values` belongs to `chunkIDs[i]`; ascending.
     public var chunkIDs: [Int64]
-    /// Row-major, `chunkIDs.count × dimension`.
-    public var values: [Float]
+    private var storage: Storage
+
+    private enum Storage: Sendable {
+        case owned([Float])
+        case mapped(VectorFileMapping)
+    }
 
     /// A matrix from its parts (`values.count == chunkIDs.count * dimension`).
     public init(dimension: Int, chunkIDs: [Int64], values: [Float]) {
         self.dimension = dimension
         self.chunkIDs = chunkIDs
-        self.values = values
+        self.storage = .owned(values)
+    }
+
+    /// A matrix whose floats are `mapping.values`.
+    init(dimension: Int, chunkIDs: [Int64], mapping: VectorFileMapping) {
+        self.dimension = dimension
+        self.chunkIDs = chunkIDs
+        self.storage = .mapped(mapping)
+    }
+
+    /// Row-major, `chunkIDs.count × dimension`. Reading it copies mapped floats into a new array; setting it
+    /// makes the floats owned.
+    public var values: [Float] {
+        get {
+            switch storage {
+            case .owned(let values): values
+            case .mapped(let mapping): Array(mapping.values)
+            }
+        }
+        set { storage = .owned(newValue) }
+    }
+
+    /// The mapping the floats are borrowed from; nil when they are owned.
+    public var mapping: VectorFileMapping? {
+        if case .mapped(let mapping) = storage { return mapping }
+        return nil
+    }
+
+    /// Calls `body` with the row-major floats, owned or mapped, without copying them.
+    public func withUnsafeValues<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        switch storage {
+        case .owned(let values): try values.withUnsafeBufferPointer(body)
+        case .mapped(let mapping): try withExtendedLifetime(mapping) { try body(mapping.values) }
+        }
     }
 }
 

@@ -28,8 +28,34 @@ enum VectorCache {
         var inode: UInt64 = 0
     }
 
-    /// The cached matrix, or nil when the file is missing, stale or damaged.
-    static func read(_ path: String, key: Key) -> StoredVectors? {
+    /// How `read` brings the file in (`TROVE_VECTOR_LOAD`, for measurement only; the default is `.map`).
+    enum LoadMode: String {
+        /// `mmap` read-only, page tables filled up front (`MAP_POPULATE`): the floats are scored in place.
+        case map
+        /// `mmap` read-only, pages faulted in by the first scan.
+        case mapLazy = "map-lazy"
+        /// `mmap` read-only plus `madvise(MADV_WILLNEED)`: read-ahead started, pages faulted in by the scan.
+        case mapWillNeed = "map-willneed"
+        /// `mmap` read-only plus `madvise(MADV_SEQUENTIAL)`.
+        case mapSequential = "map-sequential"
+        /// One `read` of the whole matrix into a fresh array (before mapping).
+        case read
+
+        static let current: LoadMode = {
+            guard let raw = getenv("TROVE_VECTOR_LOAD") else { return .map }
+            return LoadMode(rawValue: String(cString: raw)) ?? .map
+        }()
+    }
+
+    /// The cached matrix, or nil when the file is missing, stale or damaged: its header must carry `key`, its size
+    /// must be exactly what the header implies, and its row ids must ascend strictly, none above `key.maxChunkID`.
+    ///
+    /// The floats are mapped read-only (`MAP_SHARED`, `PROT_READ`) and borrowed, not copied: a search scores them
+    /// straight from the page cache. Writers replace the file by `rename`, never in place, so a mapping open in a
+    /// reader keeps the old inode's bytes while an indexer writes a new cache. The floats were validated (finite,
+    /// right length) when read from SQLite and written; they are not re-read here, as that would cost the pass
+    /// over the matrix that mapping saves. The row ids are copied (8·N bytes) and checked.
+    static func read(_ path: String, key: Key, mode: LoadMode = .current) -> StoredVectors? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -44,9 +70,39 @@ enum VectorCache {
             count <= key.chunkCount
         else { return nil }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, Int(info.st_size) == headerSize + count * (8 + 4 * dimension) else {
-            return nil
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            Int(info.st_size) == headerSize + count * (8 + 4 * dimension)
+        else { return nil }
+        if mode == .read { return readCopy(descriptor, count: count, dimension: dimension, maxID: key.maxChunkID) }
+        guard count > 0, dimension > 0,
+            let mapping = VectorFileMapping(
+                descriptor: descriptor, length: Int(info.st_size), floatsAt: headerSize + 8 * count,
+                floatCount: count * dimension, mode: mode)
+        else {
+            return readCopy(descriptor, count: count, dimension: dimension, maxID: key.maxChunkID)
         }
+        let idBytes = UnsafeRawBufferPointer(start: mapping.base + headerSize, count: 8 * count)
+        let ids = [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
+            _ = UnsafeMutableRawBufferPointer(buffer).initializeMemory(as: UInt8.self, from: idBytes)
+            initialized = count
+        }
+        guard idsAreValid(ids, maxID: key.maxChunkID) else { return nil }
+        return StoredVectors(dimension: dimension, chunkIDs: ids, mapping: mapping)
+    }
+
+    /// Ids strictly ascending (so binary search works), none above `maxID`.
+    private static func idsAreValid(_ ids: [Int64], maxID: Int64) -> Bool {
+        guard var previous = ids.first, previous <= maxID else { return true }
+        for id in ids.dropFirst() {
+            guard id > previous else { return false }
+            previous = id
+        }
+        return previous <= maxID
+    }
+
+    /// The rows read into fresh arrays (the descriptor is just past the header).
+    private static func readCopy(_ descriptor: Int32, count: Int, dimension: Int, maxID: Int64) -> StoredVectors? {
+        guard lseek(descriptor, off_t(headerSize), SEEK_SET) == off_t(headerSize) else { return nil }
         var ok = true
         let ids = [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
             ok = readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer))
@@ -57,7 +113,7 @@ enum VectorCache {
             ok = ok && readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer))
             initialized = count * dimension
         }
-        guard ok else { return nil }
+        guard ok, idsAreValid(ids, maxID: maxID) else { return nil }
         return StoredVectors(dimension: dimension, chunkIDs: ids, values: values)
     }
 
@@ -78,14 +134,14 @@ enum VectorCache {
         header[6] = key.inode.littleEndian
         var ok = header.withUnsafeBytes { writeFully(descriptor, $0) }
         ok = ok && vectors.chunkIDs.withUnsafeBytes { writeFully(descriptor, $0) }
-        ok = ok && vectors.values.withUnsafeBytes { writeFully(descriptor, $0) }
+        ok = ok && vectors.withUnsafeValues { writeFully(descriptor, UnsafeRawBufferPointer($0)) }
         ok = close(descriptor) == 0 && ok
         if ok, rename(temporary, path) == 0 { return true }
         unlink(temporary)
         return false
     }
 
-    private static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+    static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
         var done = 0
         while done < buffer.count {
             let got = Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)
@@ -155,4 +211,33 @@ extension IndexStore {
             dimension: manifest.dimension, chunkCount: count, maxChunkID: Int64(maxID), fingerprint: hash,
             inode: inode)
     }
+}
+
+/// A read-only mapping of a vector cache file whose floats a matrix borrows; unmapped when the last matrix using
+/// it goes away. The file must not be modified in place while mapped (shrinking it would fault the reader):
+/// `VectorCache.write` replaces it by `rename`.
+public final class VectorFileMapping: @unchecked Sendable {
+    // Safety: the mapping is PROT_READ and never changed after init; it lives until deinit.
+    let base: UnsafeRawPointer
+    private let length: Int
+    /// The row-major floats inside the mapping.
+    public let values: UnsafeBufferPointer<Float>
+
+    /// Maps `length` bytes of `descriptor`; nil when `mmap` fails.
+    init?(descriptor: Int32, length: Int, floatsAt offset: Int, floatCount: Int, mode: VectorCache.LoadMode) {
+        precondition(offset % MemoryLayout<Float>.alignment == 0 && offset + 4 * floatCount <= length)
+        var flags = MAP_SHARED
+        if mode == .map { flags |= MAP_POPULATE }
+        guard let raw = mmap(nil, length, PROT_READ, flags, descriptor, 0), raw != MAP_FAILED else { return nil }
+        switch mode {
+        case .mapWillNeed: madvise(raw, length, MADV_WILLNEED)
+        case .mapSequential: madvise(raw, length, MADV_SEQUENTIAL)
+        default: break
+        }
+        base = UnsafeRawPointer(raw)
+        self.length = length
+        values = UnsafeBufferPointer(start: (base + offset).assumingMemoryBound(to: Float.self), count: floatCount)
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: base), length) }
 }

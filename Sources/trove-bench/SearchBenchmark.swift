@@ -173,7 +173,7 @@ enum SearchBenchmark {
         let d = matrix.dimension
         var all = [ScoredRow]()
         all.reserveCapacity(matrix.count)
-        matrix.values.withUnsafeBufferPointer { values in
+        matrix.withUnsafeValues { values in
             for row in 0..<matrix.count {
                 var sum: Float = 0
                 for j in 0..<d { sum += values[row * d + j] * query[j] }

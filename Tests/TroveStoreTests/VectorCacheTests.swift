@@ -100,4 +100,84 @@ struct VectorCacheTests {
         _ = try directory.write("index.sqlite.vectors", "not a cache")
         #expect(same(try store.loadVectorsCached(), try store.loadVectors()))
     }
+
+    @Test("a cache hit is mapped, not copied, and every load mode reads the same matrix")
+    func mapped() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory, dimension: 8)
+        try fill(store, documents: 0..<10)
+        let fromIndex = try store.loadVectorsCached()
+        #expect(fromIndex.mapping == nil)
+        let hit = try store.loadVectorsCached()
+        #expect(hit.mapping != nil)
+        #expect(same(hit, fromIndex))
+        let key = VectorCache.Key(
+            dimension: 8, chunkCount: 30, maxChunkID: fromIndex.chunkIDs.last!,
+            fingerprint: try #require(Self.header(store.vectorCachePath))[5],
+            inode: try #require(Self.header(store.vectorCachePath))[6])
+        for mode in [VectorCache.LoadMode.map, .mapLazy, .mapWillNeed, .mapSequential, .read] {
+            let read = try #require(VectorCache.read(store.vectorCachePath, key: key, mode: mode))
+            #expect(same(read, fromIndex), "\(mode)")
+            #expect((read.mapping != nil) == (mode != .read))
+        }
+    }
+
+    @Test("a cache with a row missing or with its row ids out of order is refused and rebuilt from the index")
+    func corrupt() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory, dimension: 8)
+        try fill(store, documents: 0..<4)
+        let expected = try store.loadVectors()
+        _ = try store.loadVectorsCached()
+        let size = FileSystem.size(store.vectorCachePath)
+        // One float short: the size no longer matches the header.
+        #expect(truncate(store.vectorCachePath, off_t(size - 4)) == 0)
+        let rebuilt = try store.loadVectorsCached()
+        #expect(rebuilt.mapping == nil)
+        #expect(same(rebuilt, expected))
+        #expect(FileSystem.size(store.vectorCachePath) == size)
+        // Swap the first two row ids in place: right size and header, ids not ascending.
+        let descriptor = open(store.vectorCachePath, O_RDWR)
+        #expect(descriptor >= 0)
+        var ids = [Int64](repeating: 0, count: 2)
+        #expect(ids.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, 16, 64) } == 16)
+        ids.swapAt(0, 1)
+        #expect(ids.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, 16, 64) } == 16)
+        close(descriptor)
+        let refused = try store.loadVectorsCached()
+        #expect(refused.mapping == nil)
+        #expect(same(refused, expected))
+        #expect(try store.loadVectorsCached().mapping != nil)
+    }
+
+    @Test("a mapping open while the index changes keeps its snapshot: the cache is replaced, not rewritten")
+    func readerDuringWrite() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory, dimension: 8)
+        try fill(store, documents: 0..<5)
+        let before = try store.loadVectors()
+        _ = try store.loadVectorsCached()
+        let open = try store.loadVectorsCached()
+        #expect(open.mapping != nil)
+        var info = stat()
+        #expect(stat(store.vectorCachePath, &info) == 0)
+        let oldInode = info.st_ino
+        try fill(store, documents: 0..<5)  // every document replaced: new ids, new vectors
+        let after = try store.loadVectorsCached()  // rewrites the cache
+        #expect(stat(store.vectorCachePath, &info) == 0)
+        #expect(info.st_ino != oldInode)
+        #expect(FileSystem.permissions(store.vectorCachePath) == 0o600)
+        #expect(same(open, before))
+        #expect(!same(after, before))
+        #expect(same(try store.loadVectorsCached(), try store.loadVectors()))
+    }
+
+    /// The cache file's 8 header words.
+    private static func header(_ path: String) -> [UInt64]? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var words = [UInt64](repeating: 0, count: 8)
+        return words.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress!, 64) }) == 64 ? words : nil
+    }
 }
