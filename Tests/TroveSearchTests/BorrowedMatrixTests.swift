@@ -78,7 +78,7 @@ struct BorrowedMatrixTests {
         var rng = SplitMix64(seed: 5)
         let values = (0..<8).flatMap { _ in rng.unitVector(dimension: 16) }
         var mapping: MappedFloats? = try MappedFloats(values)
-        weak var watched = mapping
+        weak let watched = mapping
         var matrix: VectorMatrix? = VectorMatrix(
             dimension: 16, rowIDs: Array(1...8), borrowing: mapping!.values, owner: mapping!)
         mapping = nil
