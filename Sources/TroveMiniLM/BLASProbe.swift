@@ -7,8 +7,14 @@ public enum BLASProbe {
     /// The CPU kernel OpenBLAS picked, e.g. `SkylakeX`, or the slow fallback `Prescott`.
     public static var kernel: String { String(cString: openblas_get_corename()) }
 
-    /// GFLOP/s of `threads` parallel single-threaded sgemms shaped like the feed-forward (256×1536×384, Bᵀ).
-    public static func sgemmGFLOPS(threads: Int, repeats: Int = 40) -> Double {
+    /// The better of `sgemmGFLOPS` with B transposed (PyTorch's weight layout) and not (the encoder's).
+    public static func ceilingGFLOPS(threads: Int) -> Double {
+        max(sgemmGFLOPS(threads: threads, transposed: true), sgemmGFLOPS(threads: threads, transposed: false))
+    }
+
+    /// GFLOP/s of `threads` parallel single-threaded sgemms shaped like the feed-forward (256×1536×384, B as
+    /// `[1536, 384]` transposed, or `[384, 1536]`).
+    public static func sgemmGFLOPS(threads: Int, transposed: Bool = true, repeats: Int = 40) -> Double {
         let m = 256, n = 1536, k = 384
         let previous = openblas_get_num_threads()
         openblas_set_num_threads(1)
@@ -21,7 +27,8 @@ public enum BLASProbe {
             var c = [Float](repeating: 0, count: m * n)
             for _ in 0..<repeats {
                 cblas_sgemm(
-                    CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(k), b, Int32(k),
+                    CblasRowMajor, CblasNoTrans, transposed ? CblasTrans : CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
+                    a, Int32(k), b, transposed ? Int32(k) : Int32(n),
                     0, &c, Int32(n))
             }
         }

@@ -28,6 +28,11 @@ enum FastMath {
         for i in 0..<count { values[i] = exp(values[i]) }
     }
 
+    /// `values[i] = exp(values[i] - shift)`.
+    static func expShiftedInPlace(_ values: UnsafeMutablePointer<Float>, count: Int, shift: Float) {
+        for i in 0..<count { values[i] = exp(values[i] - shift) }
+    }
+
     /// GELU with the tanh approximation (what GGML, hence Ollama, computes): x·σ(2·√(2/π)·(x + 0.044715x³)).
     @inline(__always)
     static func gelu(_ x: Float) -> Float {

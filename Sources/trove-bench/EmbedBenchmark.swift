@@ -62,7 +62,7 @@ enum EmbedBenchmark {
                 + "OpenBLAS kernel \(BLASProbe.kernel); load average \(loadAverage())")
         _ = model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
         for threads in threadCounts {
-            let ceiling = BLASProbe.sgemmGFLOPS(threads: threads)
+            let ceiling = BLASProbe.ceilingGFLOPS(threads: threads)
             let start = now()
             var done = 0
             while done < ids.count {
