@@ -49,8 +49,11 @@ enum Kernels {
         }
     }
 
-    /// Row-wise softmax of a `rows × columns` matrix with row stride `stride`.
-    static func softmaxRows(_ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int, stride: Int) {
+    /// Row-wise unnormalised softmax of a `rows × columns` matrix with row stride `stride`: each row becomes
+    /// exp(x − max) and `inverseSums[r]` gets 1 / its sum, applied later to the (narrower) product with V.
+    static func softmaxRows(
+        _ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int, stride: Int, inverseSums: UnsafeMutablePointer<Float>
+    ) {
         let vectorEnd = columns & ~15
         for r in 0..<rows {
             let row = x + r * stride
@@ -82,16 +85,17 @@ enum Kernels {
                 sum += row[j]
                 j += 1
             }
-            let inverse = 1 / sum
-            j = 0
-            while j < vectorEnd {
-                store(load(row + j) * inverse, row + j)
-                j += 16
-            }
-            while j < columns {
-                row[j] *= inverse
-                j += 1
-            }
+            inverseSums[r] = 1 / sum
+        }
+    }
+
+    /// Multiplies row r (32 wide, row stride `stride`) by `factors[r]`.
+    static func scaleHeadRows(_ x: UnsafeMutablePointer<Float>, rows: Int, stride: Int, factors: UnsafePointer<Float>) {
+        for r in 0..<rows {
+            let row = x + r * stride
+            let f = factors[r]
+            store(load(row) * f, row)
+            store(load(row + 16) * f, row + 16)
         }
     }
 

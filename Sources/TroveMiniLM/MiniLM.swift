@@ -96,8 +96,9 @@ public final class MiniLM: Sendable {
         let attention = Buffer(total * d)
         let context = Buffer(total * d)
         let scores = Buffer(longest * longest)
+        let inverseSums = Buffer(longest)
         let middle = Buffer(Self.feedForwardRows * Self.intermediate)
-        defer { [h, qkv, attention, context, scores, middle].forEach { $0.free() } }
+        defer { [h, qkv, attention, context, scores, inverseSums, middle].forEach { $0.free() } }
 
         // Embeddings: word + position + token type 0, then layer norm.
         var row = 0
@@ -127,11 +128,12 @@ public final class MiniLM: Sendable {
                         CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(n), Int32(Self.headSize), scale,
                         qkv.pointer + column, Int32(d3), qkv.pointer + column + d, Int32(d3), 0, scores.pointer,
                         Int32(n))
-                    Kernels.softmaxRows(scores.pointer, rows: n, columns: n, stride: n)
+                    Kernels.softmaxRows(scores.pointer, rows: n, columns: n, stride: n, inverseSums: inverseSums.pointer)
+                    let out = context.pointer + offset * d + head * Self.headSize
                     cblas_sgemm(
                         CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(n), Int32(Self.headSize), Int32(n), 1,
-                        scores.pointer, Int32(n), qkv.pointer + column + 2 * d, Int32(d3), 0,
-                        context.pointer + offset * d + head * Self.headSize, Int32(d))
+                        scores.pointer, Int32(n), qkv.pointer + column + 2 * d, Int32(d3), 0, out, Int32(d))
+                    Kernels.scaleHeadRows(out, rows: n, stride: d, factors: inverseSums.pointer)
                 }
                 offset += n
             }
