@@ -49,8 +49,8 @@ enum Kernels {
         }
     }
 
-    /// Row-wise unnormalised softmax of a `rows × columns` matrix with row stride `stride`: each row becomes
-    /// exp(x − max) and `inverseSums[r]` gets 1 / its sum, applied later to the (narrower) product with V.
+    /// Row-wise unnormalised softmax of a `rows × columns` matrix of scores already multiplied by log₂e, with row
+    /// stride `stride`: each row becomes 2^(x − max) = e^(x/log₂e − max/log₂e) and `inverseSums[r]` gets 1 / its sum, applied later to the (narrower) product with V.
     static func softmaxRows(
         _ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int, stride: Int, inverseSums: UnsafeMutablePointer<Float>
     ) {
@@ -73,7 +73,7 @@ enum Kernels {
                 largest = Swift.max(largest, row[j])
                 j += 1
             }
-            FastMath.expShiftedInPlace(row, count: columns, shift: largest)
+            FastMath.exp2ShiftedInPlace(row, count: columns, shift: largest)
             var total = SIMD16<Float>()
             j = 0
             while j < vectorEnd {

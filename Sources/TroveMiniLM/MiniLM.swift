@@ -115,7 +115,8 @@ public final class MiniLM: Sendable {
             h.pointer, rows: total, bias: nil, residual: nil, weight: weights.embeddingNorm.weight,
             shift: weights.embeddingNorm.bias, epsilon: Self.epsilon)
 
-        let scale = 1 / Float(Self.headSize).squareRoot()
+        // 1/√32, times log₂e: the softmax then takes powers of 2, which are cheaper than e^x.
+        let scale = 1.442_695_04 / Float(Self.headSize).squareRoot()
         for layer in weights.layers {
             // Q, K and V in one product: row t of qkv is [q_t | k_t | v_t].
             Kernels.fillRows(qkv.pointer, rows: total, with: layer.qkv.bias, width: d3)

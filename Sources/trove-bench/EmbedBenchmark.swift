@@ -67,10 +67,13 @@ enum EmbedBenchmark {
             // Ceiling and throughput alternate `repeats` times and the best of each counts: other processes on the
             // machine only ever slow a run down, so the best run is the closest to what the code itself does.
             var ceilings: [Double] = []
+            var cpuCeilings: [Double] = []
             var rates: [Double] = []
             var cpuRates: [Double] = []
             for _ in 0..<repeats {
-                ceilings.append(BLASProbe.ceilingGFLOPS(threads: threads))
+                let probe = BLASProbe.ceiling(threads: threads)
+                ceilings.append(probe.wall)
+                cpuCeilings.append(probe.cpu)
                 let start = now()
                 let cpuStart = cpuTime()
                 var done = 0
@@ -80,12 +83,13 @@ enum EmbedBenchmark {
                     done = end
                 }
                 rates.append(Double(ids.count) / (now() - start))
-                cpuRates.append(Double(ids.count) / (cpuTime() - cpuStart))
+                cpuRates.append(Double(ids.count) / (cpuTime() - cpuStart) * Double(threads))
             }
             let ceiling = ceilings.max()!
             let rate = rates.max()!
             let medianRate = rates.sorted()[rates.count / 2]
             let cpuRate = cpuRates.max()!
+            let cpuShare = 100 * cpuRate * flopsPerChunk / 1e9 / cpuCeilings.max()!
             let gflops = rate * flopsPerChunk / 1e9
             var latencies: [Double] = []
             for _ in 0..<15 {
@@ -96,7 +100,7 @@ enum EmbedBenchmark {
             latencies.sort()
             print(
                 "threads \(threads): \(String(format: "%.1f", rate)) chunks/s (best of \(repeats), median "
-                    + "\(String(format: "%.1f", medianRate)); \(String(format: "%.1f", cpuRate)) per CPU-second), "
+                    + "\(String(format: "%.1f", medianRate)); \(String(format: "%.1f", cpuRate)) per \(threads) CPU-seconds = \(String(format: "%.0f", cpuShare))% of the ceiling in CPU time), "
                     + "\(String(format: "%.1f", gflops)) GFLOP/s = \(String(format: "%.0f", 100 * gflops / ceiling))% "
                     + "of the sgemm ceiling \(String(format: "%.1f", ceiling)) GFLOP/s (best of \(repeats)); "
                     + "query latency p50 \(String(format: "%.1f", latencies[7] * 1000)) ms, "
