@@ -4,7 +4,8 @@ import Synchronization
 
 /// all-MiniLM-L6-v2 (sentence-transformers): the 6-layer BERT encoder, mean pooling, L2 normalisation.
 ///
-/// Weights stay in the memory-mapped safetensors file. Sequences of a batch are packed into one matrix (no
+/// Embeddings and norms stay in the memory-mapped safetensors file; the layers' matrices are copied once, transposed
+/// and with Q, K, V concatenated (see `Weights`). Sequences of a batch are packed into one matrix (no
 /// padding): token-wise layers are one `cblas_sgemm` over all tokens, attention runs per sequence and head.
 /// Several sequences run in parallel, each worker calling single-threaded OpenBLAS.
 public final class MiniLM: Sendable {
