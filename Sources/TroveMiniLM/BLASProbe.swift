@@ -7,27 +7,52 @@ public enum BLASProbe {
     /// The CPU kernel OpenBLAS picked, e.g. `SkylakeX`, or the slow fallback `Prescott`.
     public static var kernel: String { String(cString: openblas_get_corename()) }
 
-    /// GFLOP/s of `threads` parallel single-threaded sgemms shaped like the feed-forward (256×1536×384, Bᵀ).
-    public static func sgemmGFLOPS(threads: Int, repeats: Int = 40) -> Double {
+    /// The better of `sgemmGFLOPS` with B transposed (PyTorch's weight layout) and not (the encoder's).
+    public static func ceilingGFLOPS(threads: Int) -> Double {
+        ceiling(threads: threads).wall
+    }
+
+    /// The ceiling per wall-clock second and per CPU-second of this process (the latter not lowered by other
+    /// processes taking turns on the cores).
+    public static func ceiling(threads: Int) -> (wall: Double, cpu: Double) {
+        let a = measure(threads: threads, transposed: true, repeats: 40)
+        let b = measure(threads: threads, transposed: false, repeats: 40)
+        return (max(a.wall, b.wall), max(a.cpu, b.cpu))
+    }
+
+    /// GFLOP/s of `threads` parallel single-threaded sgemms shaped like the feed-forward (256×1536×384, B as
+    /// `[1536, 384]` transposed, or `[384, 1536]`).
+    public static func sgemmGFLOPS(threads: Int, transposed: Bool = true, repeats: Int = 40) -> Double {
+        measure(threads: threads, transposed: transposed, repeats: repeats).wall
+    }
+
+    static func measure(threads: Int, transposed: Bool, repeats: Int) -> (wall: Double, cpu: Double) {
         let m = 256, n = 1536, k = 384
         let previous = openblas_get_num_threads()
         openblas_set_num_threads(1)
         defer { openblas_set_num_threads(previous) }
         var start = timespec()
+        var cpuStart = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuStart)
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             let a = [Float](repeating: 0.01, count: m * k)
             let b = [Float](repeating: 0.02, count: n * k)
             var c = [Float](repeating: 0, count: m * n)
             for _ in 0..<repeats {
                 cblas_sgemm(
-                    CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(k), b, Int32(k),
+                    CblasRowMajor, CblasNoTrans, transposed ? CblasTrans : CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
+                    a, Int32(k), b, transposed ? Int32(k) : Int32(n),
                     0, &c, Int32(n))
             }
         }
         var end = timespec()
+        var cpuEnd = timespec()
         clock_gettime(CLOCK_MONOTONIC, &end)
-        let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
-        return Double(threads * repeats) * 2 * Double(m * n * k) / seconds / 1e9
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuEnd)
+        func seconds(_ a: timespec, _ b: timespec) -> Double { Double(b.tv_sec - a.tv_sec) + Double(b.tv_nsec - a.tv_nsec) / 1e9 }
+        let gflop = Double(threads * repeats) * 2 * Double(m * n * k) / 1e9
+        // Per CPU-second, scaled to `threads` cores.
+        return (gflop / seconds(start, end), gflop / seconds(cpuStart, cpuEnd) * Double(threads))
     }
 }

@@ -28,11 +28,34 @@ enum FastMath {
         for i in 0..<count { values[i] = exp(values[i]) }
     }
 
+    /// 2^x to ~1 ulp for x in [-126, 127] (Cephes' exp2f polynomial on [-½, ½]); clamped outside. Cheaper than
+    /// `exp`: no ln 2 range reduction, so callers fold log₂e into constants they multiply by anyway.
+    @inline(__always)
+    static func exp2(_ x: Float) -> Float {
+        let clamped = Swift.max(Swift.min(x, 127), -126)
+        let shifted = clamped + 12_582_912
+        let r = clamped - (shifted - 12_582_912)
+        var p: Float = 1.535_336_2e-4
+        p = p * r + 1.339_887_4e-3
+        p = p * r + 9.618_437_4e-3
+        p = p * r + 5.550_332_5e-2
+        p = p * r + 2.402_264_8e-1
+        p = p * r + 6.931_472_0e-1
+        p = p * r + 1
+        let integer = shifted.bitPattern &- 0x4B40_0000
+        return p * Float(bitPattern: (integer &+ 127) &<< 23)
+    }
+
+    /// `values[i] = 2^(values[i] - shift)`.
+    static func exp2ShiftedInPlace(_ values: UnsafeMutablePointer<Float>, count: Int, shift: Float) {
+        for i in 0..<count { values[i] = exp2(values[i] - shift) }
+    }
+
     /// GELU with the tanh approximation (what GGML, hence Ollama, computes): x·σ(2·√(2/π)·(x + 0.044715x³)).
     @inline(__always)
     static func gelu(_ x: Float) -> Float {
-        let u = x * (x * x * 0.044_715 + 1) * -1.595_769_1  // -2·√(2/π)
-        return x / (exp(u) + 1)
+        let u = x * (x * x * 0.044_715 + 1) * -2.302_208_2  // -2·√(2/π)·log₂e
+        return x / (exp2(u) + 1)
     }
 
     /// `values[i] = gelu(values[i])`.
