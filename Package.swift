@@ -6,6 +6,13 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// The encoder is optimised even in our debug builds: unoptimised SIMD and loops make it ~50x slower, too slow for
+/// the semantic tests. SwiftPM refuses unsafe flags in a package used as a versioned dependency, so the flag is only
+/// set when this package is built as the root, not from another package's `.build/checkouts`.
+let miniLMSettings: [SwiftSetting] =
+    Context.packageDirectory.contains("/.build/checkouts/")
+    ? [] : [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Trove",
     products: [
@@ -29,10 +36,7 @@ let package = Package(
         .target(name: "TroveIngest", swiftSettings: strict),
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
-        // Optimised even in debug builds: unoptimised SIMD and loops make the encoder ~50x slower, too slow for tests.
-        .target(
-            name: "TroveMiniLM", dependencies: ["COpenBLAS"],
-            swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "TroveMiniLM", dependencies: ["COpenBLAS"], swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
             dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch", "TroveMiniLM"],
