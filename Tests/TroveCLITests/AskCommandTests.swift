@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveStore
 import TroveTestSupport
 
 /// A fake Ollama with an embedding model and a chat model, and `Corpora/` indexed through it.
@@ -185,5 +186,24 @@ struct AskProcessTests {
             ["chat", "--session", "ops"], environment: rig.environment, input: "/reset\n/exit\n")
         #expect(resumed.status == 0)
         #expect(resumed.output.contains("history cleared"))
+    }
+
+    @Test("Ctrl-C in chat stops the answer, stores it as interrupted, and returns to the prompt")
+    func chatInterrupt() async throws {
+        let rig = try await AskRig()
+        rig.server.streaming.reply = "One two three four five six seven eight nine ten [1]."
+        rig.server.streaming.delayMilliseconds = 300
+        let run = try await runBinary(
+            ["chat", "--session", "cut"], environment: rig.environment, input: "\(keyQuestion)\n/exit\n",
+            interruptOnOutput: true)
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.hasPrefix("One"))
+        #expect(run.output.contains(" [interrupted]"))
+        #expect(!run.output.contains("ten [1]."))
+        let store = try IndexStore(path: rig.index, createIfMissing: false)
+        let session = try store.chatSession(named: "cut", chatModel: "llama3.2")
+        let turns = try store.chatMessages(sessionID: session.id)
+        #expect(turns.map(\.role) == ["user", "assistant"])
+        #expect(turns.last?.interrupted == true)
     }
 }
