@@ -168,7 +168,7 @@ struct StreamingTests {
         consumer.cancel()
         let count = (try? await consumer.value) ?? 0
         // Generous: the point is that the loop ends at once instead of waiting for the answer (40 s here).
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(ContinuousClock.now - cancelled < .seconds(30))
         #expect(count < 400)
         #expect(try await eventually { rig.server.abandonedStreamCount == 1 })
     }
