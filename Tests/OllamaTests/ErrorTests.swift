@@ -99,7 +99,8 @@ struct ErrorTests {
 
     @Test("nothing listening says Ollama is unreachable at that URL")
     func refused() async throws {
-        let port = try closedPort()
+        let closed = try closedPort()
+        let port = closed.port
         let client = OllamaClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, requestTimeout: .seconds(5))
         let error = await ollamaError { try await client.embed(Self.embedRequest) }
         #expect(error?.kind == .unreachable)

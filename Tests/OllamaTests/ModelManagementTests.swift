@@ -142,7 +142,8 @@ struct ModelManagementTests {
         try await rig.client.probe()
         #expect(await rig.client.isReachable())
         #expect(rig.server.requestCount(path: "/") == 2)
-        let port = try closedPort()
+        let closed = try closedPort()
+        let port = closed.port
         let gone = OllamaClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
         #expect(await !gone.isReachable())
         let error = await ollamaError { try await gone.probe() }

@@ -338,7 +338,8 @@ struct StreamingTests {
         rig.server.fault = .malformedJSON
         let (_, broken) = await drain(rig.client.chatStream(question))
         #expect(broken?.kind == .decoding)
-        let port = try closedPort()
+        let closed = try closedPort()
+        let port = closed.port
         let gone = OllamaClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
         let (_, unreachable) = await drain(gone.chatStream(question))
         #expect(unreachable?.kind == .unreachable)

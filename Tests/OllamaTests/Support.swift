@@ -34,10 +34,7 @@ func ollamaError(_ body: () async throws -> some Any) async -> OllamaError? {
     }
 }
 
-/// A port that nothing listens on: bound once by a fake server, then closed.
-func closedPort() throws -> UInt16 {
-    let server = try FakeOllamaServer()
-    let port = server.port
-    server.stop()
-    return port
+/// A port that nothing listens on, reserved until the test ends (see `ClosedPort`).
+func closedPort() throws -> ClosedPort {
+    try ClosedPort()
 }

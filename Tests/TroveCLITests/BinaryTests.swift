@@ -96,9 +96,8 @@ struct BinaryTests {
 
     @Test("the binary exits 69 when Ollama is unreachable, with a one-line message")
     func unreachable() async throws {
-        let server = try FakeOllamaServer()
-        let url = server.baseURL.absoluteString
-        server.stop()
+        let closed = try ClosedPort()
+        let url = closed.baseURL.absoluteString
         let folder = try TemporaryDirectory()
         try folder.write("n/a.md", "# a\n\nb\n")
         let run = try await runBinary(
@@ -125,10 +124,10 @@ struct DoctorTests {
 
     @Test("a server that is down fails the check, prints the fix, and exits 1")
     func serverDown() async throws {
-        let server = try FakeOllamaServer()
-        server.stop()
+        let closed = try ClosedPort()
         let folder = try TemporaryDirectory()
-        let run = await trove(["doctor"], index: folder.path + "/i.sqlite", server: server)
+        let run = await trove(
+            ["doctor"], index: folder.path + "/i.sqlite", environment: ["OLLAMA_HOST": closed.baseURL.absoluteString])
         #expect(run.status == 1)
         #expect(run.output.contains("problem  ollama: cannot reach Ollama at"))
         #expect(run.output.contains("fix: start it with: ollama serve"))

@@ -141,12 +141,13 @@ struct IndexAndSearchTests {
 struct IndexFailureTests {
     @Test("Ollama not running: exit 69 and say how to start it")
     func ollamaDown() async throws {
-        let server = try FakeOllamaServer()
-        let url = server.baseURL.absoluteString
-        server.stop()
+        let closed = try ClosedPort()
+        let url = closed.baseURL.absoluteString
         let folder = try TemporaryDirectory()
         try folder.write("notes/a.md", "# A\n\ntext\n")
-        let run = await trove(["index", folder.path + "/notes"], index: folder.path + "/i.sqlite", server: server)
+        let run = await trove(
+            ["index", folder.path + "/notes"], index: folder.path + "/i.sqlite",
+            environment: ["OLLAMA_HOST": closed.baseURL.absoluteString])
         #expect(run.status == 69)
         #expect(run.error.contains("cannot reach Ollama at \(url)"))
         #expect(run.error.contains("is it running? (ollama serve)"))

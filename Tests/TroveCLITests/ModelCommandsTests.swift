@@ -48,14 +48,14 @@ struct ModelCommandsTests {
 
     @Test("models without a server exits 69 with the fix")
     func modelsUnreachable() async throws {
-        let server = try FakeOllamaServer()
-        server.stop()
+        let closed = try ClosedPort()
         let folder = try TemporaryDirectory()
-        let run = await trove(["models"], index: folder.path + "/i.sqlite", server: server)
+        let run = await trove(
+            ["models"], index: folder.path + "/i.sqlite", environment: ["OLLAMA_HOST": closed.baseURL.absoluteString])
         #expect(run.status == 69)
         #expect(
             run.error
-                == "Error: cannot reach Ollama at http://127.0.0.1:\(server.port) — is it running? (ollama serve)\n")
+                == "Error: cannot reach Ollama at http://127.0.0.1:\(closed.port) — is it running? (ollama serve)\n")
     }
 
     @Test("pull without a terminal prints one line per step, then the result on stdout")
