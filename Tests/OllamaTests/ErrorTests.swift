@@ -112,6 +112,9 @@ struct ErrorTests {
         let rig = try Rig()
         _ = try await rig.client.version()
         rig.server.stop()
+        // Hold the freed port, so that no other test's server can be given it before the check.
+        guard let reserved = try? ClosedPort(port: rig.server.port) else { return }
+        defer { withExtendedLifetime(reserved) {} }
         let error = await ollamaError { try await rig.client.version() }
         #expect(error?.kind == .unreachable)
         #expect(error?.message == "cannot reach Ollama at \(rig.base) — is it running? (ollama serve)")

@@ -112,7 +112,11 @@ struct FakeOllamaServerTests {
         #expect(connection.readResponse()?.status == 200)
         server.stop()
         #expect(connection.readResponse() == nil)
-        #expect(throws: (any Error).self) { try RawConnection(port: server.port) }
+        // Held so that no other test's server can be given the freed port before the check.
+        if let reserved = try? ClosedPort(port: server.port) {
+            #expect(throws: (any Error).self) { try RawConnection(port: server.port) }
+            withExtendedLifetime(reserved) {}
+        }
         server.stop()
     }
 
@@ -151,9 +155,8 @@ struct FakeOllamaServerTests {
 
     @Test("a fixed port can be asked for")
     func fixedPort() throws {
-        let first = try FakeOllamaServer()
-        let port = first.port
-        first.stop()
+        // A port below the kernel's ephemeral range, so no other test's server (bound to port 0) can take it.
+        let port = try #require((24_000..<25_000).lazy.map(UInt16.init).first { (try? ClosedPort(port: $0)) != nil })
         let second = try FakeOllamaServer(port: port)
         #expect(second.port == port)
         #expect(second.baseURL.absoluteString == "http://127.0.0.1:\(port)")
