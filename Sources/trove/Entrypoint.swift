@@ -7,7 +7,7 @@ struct Entrypoint {
     static func main() async {
         // `trove search … | head` closes the pipe early: a write should fail with EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        // Ctrl-C / SIGTERM: `trove index` finishes its transaction, prints what it did and exits 130.
+        // Ctrl-C / SIGTERM: `trove index` finishes its transaction and exits 130; `ask`/`chat` stop the answer.
         Interrupts.install()
         let console = Console(
             output: FileStream.standardOutput, error: FileStream.standardError,
