@@ -59,7 +59,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch"], swiftSettings: strict),
+        .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveMiniLMTests", dependencies: ["TroveMiniLM"], resources: [.copy("Fixtures")],
             swiftSettings: strict),

@@ -123,7 +123,7 @@ enum ColdBenchmark {
                 embedder: "ollama", model: "nomic-embed-text", modelDigest: nil, dimension: d, chunkerVersion: 1,
                 chunkerParameters: "synthetic", queryPrefix: "search_query: ", documentPrefix: "search_document: "))
         let root = try store.rootID(forPath: "/synthetic")
-        var rng = BenchRandom(seed: 0xC01D)
+        var rng = SplitMix64(seed: 0xC01D)
         let perDocument = 10
         var written = 0
         while written < n {

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import TroveSearch
+import TroveTestSupport
 
 /// `trove-bench search`: single-query latency, batch throughput and a naive reference on synthetic unit vectors.
 enum SearchBenchmark {
@@ -84,7 +85,7 @@ enum SearchBenchmark {
         for n in options.sizes {
             for d in options.dims {
                 fputs("generating \(n) × \(d) …\n", stderr)
-                var rng = BenchRandom(seed: options.seed &+ UInt64(n * 1_000 + d))
+                var rng = SplitMix64(seed: options.seed &+ UInt64(n * 1_000 + d))
                 let matrix = VectorMatrix(
                     dimension: d, rowIDs: (0..<n).map(Int64.init), values: rng.unitRows(n, dimension: d))
                 let searcher = VectorSearcher(matrix: matrix)
@@ -241,20 +242,8 @@ enum SearchBenchmark {
     }
 }
 
-/// SplitMix64 for reproducible synthetic vectors.
-struct BenchRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Reproducible synthetic vectors from the shared seeded generator.
+extension SplitMix64 {
     /// `count` rows of uniform [-1, 1) values, each scaled to unit length, row-major.
     mutating func unitRows(_ count: Int, dimension: Int) -> [Float] {
         var values = [Float](repeating: 0, count: count * dimension)

@@ -1,4 +1,5 @@
 import Testing
+import TroveTestSupport
 
 @testable import TroveIngest
 

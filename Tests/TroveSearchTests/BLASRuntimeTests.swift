@@ -1,5 +1,6 @@
 import Testing
 import TroveSearch
+import TroveTestSupport
 
 @Suite("BLAS runtime")
 struct BLASRuntimeTests {

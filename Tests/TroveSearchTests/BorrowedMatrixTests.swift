@@ -1,4 +1,5 @@
 import Testing
+import TroveTestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Testing
 import TroveSearch
+import TroveTestSupport
 
 @Suite("Int8 scanning with exact rescoring")
 struct QuantizedSearcherTests {

@@ -1,5 +1,6 @@
 import Testing
 import TroveSearch
+import TroveTestSupport
 
 @Suite("Reciprocal Rank Fusion")
 struct RankFusionTests {

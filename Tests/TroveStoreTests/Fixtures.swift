@@ -38,17 +38,6 @@ func count(_ store: IndexStore, _ sql: String) throws -> Int {
     Int(try store.database.scalarInt(sql) ?? -1)
 }
 
-/// A seeded generator so random checks are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// SQLite result codes the tests check, spelled out so the tests need not import CSQLite.
 enum ResultCode {

@@ -11,7 +11,7 @@ import TroveTestSupport
 struct VectorCacheTests {
     private func fill(_ store: IndexStore, documents: Range<Int>, dimension: Int = 8) throws {
         let root = try store.rootID(forPath: "/r")
-        var random = SplitMix64(state: UInt64(documents.lowerBound + 7))
+        var random = SplitMix64(seed: UInt64(documents.lowerBound + 7))
         try store.inTransaction {
             for index in documents {
                 let chunks = (0..<3).map { ordinal in
@@ -74,7 +74,7 @@ struct VectorCacheTests {
         manifest.model = "another-model"
         try rebuilt.writeManifest(manifest)
         let root = try rebuilt.rootID(forPath: "/r")
-        var random = SplitMix64(state: 99)
+        var random = SplitMix64(seed: 99)
         try rebuilt.inTransaction {
             for index in 0..<3 {
                 let chunks = (0..<3).map { ordinal in

@@ -11,7 +11,7 @@ struct VectorTests {
         let dimension = 24
         let store = try makeStore(in: directory, dimension: dimension)
         let root = try store.rootID(forPath: "/r")
-        var random = SplitMix64(state: 42)
+        var random = SplitMix64(seed: 42)
         var expected: [Int64: [Float]] = [:]
         try store.inTransaction {
             for documentIndex in 0..<100 {

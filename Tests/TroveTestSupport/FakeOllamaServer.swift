@@ -364,18 +364,18 @@ public final class FakeOllamaServer: Sendable {
                 guard let end = headerEnd,
                     var request = Self.parseHead(String(decoding: buffer[0..<end], as: UTF8.self))
                 else {
-                    _ = write(
+                    _ = sendAll(
                         fd, Self.response(status: 400, contentType: "text/plain", body: Array("bad request".utf8)))
                     return
                 }
                 buffer.removeFirst(end + 4)
                 guard let length = Int(request.headers["content-length"] ?? "0"), length >= 0 else {
-                    _ = write(
+                    _ = sendAll(
                         fd, Self.response(status: 411, contentType: "text/plain", body: Array("length required".utf8)))
                     return
                 }
                 if request.headers["expect"]?.lowercased() == "100-continue" && buffer.count < length {
-                    guard write(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
+                    guard sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
                 }
                 while buffer.count < length {
                     guard let read = receive(fd, into: &chunk), read > 0 else { return }
@@ -391,7 +391,7 @@ public final class FakeOllamaServer: Sendable {
                 }
                 let reply = handle(request)
                 if locked({ stopped }) { return }
-                guard write(fd, reply) else { return }
+                guard sendAll(fd, reply) else { return }
                 if request.headers["connection"]?.lowercased() == "close" { return }
             }
         }
@@ -403,20 +403,6 @@ public final class FakeOllamaServer: Sendable {
                 if count < 0 && errno == EINTR { continue }
                 return count < 0 ? nil : count
             }
-        }
-
-        /// Sends all of `bytes`; false when the peer is gone (no SIGPIPE).
-        private func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes.withUnsafeBytes {
-                    send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-                }
-                if sent < 0 && errno == EINTR { continue }
-                if sent <= 0 { return false }
-                offset += sent
-            }
-            return true
         }
 
         static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
