@@ -27,28 +27,24 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .systemLibrary(
-            name: "COpenBLAS",
-            pkgConfig: "openblas",
-            providers: [.apt(["libopenblas-dev"])]
-        ),
         .target(name: "Ollama", swiftSettings: strict),
         .target(name: "TroveIngest", swiftSettings: strict),
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
-        .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
-        .target(name: "TroveMiniLM", dependencies: ["COpenBLAS"], swiftSettings: strict + miniLMSettings),
+        .target(name: "TroveBLAS", swiftSettings: strict),
+        .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
+        .target(name: "TroveMiniLM", dependencies: ["TroveBLAS"], swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
-            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch", "TroveMiniLM"],
+            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveBLAS", "TroveSearch", "TroveMiniLM"],
             swiftSettings: strict
         ),
-        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveMiniLM"], swiftSettings: strict),
-        .executableTarget(name: "trove", dependencies: ["TroveCLI"], swiftSettings: strict),
+        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveBLAS", "TroveMiniLM"], swiftSettings: strict),
+        .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
         // The README's Ollama examples, compiled with everything else so they cannot rot.
         .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
-            dependencies: ["TroveKit", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM"],
+            dependencies: ["TroveKit", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM"],
             swiftSettings: strict
         ),
 
@@ -59,7 +55,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveMiniLMTests", dependencies: ["TroveMiniLM"], resources: [.copy("Fixtures")],
             swiftSettings: strict),

@@ -36,17 +36,10 @@ DIMS=$(echo "$CONFIGS" | tr ',' '\n' | cut -dx -f2 | sort -un | paste -sd,)
     (cd "$PEER" && bash run_peers.sh --configs "$CONFIGS" --peers c,numpy,faiss,sqlite-vec --no-cold \
         --sqlite-max-mb 400 --out results-trove >&2 && cat results-trove.md)
     echo
+    # Trove picks OpenBLAS's kernel from the CPU's instruction sets (BENCHMARKS.md); the header line names it.
     echo "## Trove (trove-bench search --sizes $SIZES --dims $DIMS --threads 1,2)"
     echo
     .build/release/trove-bench search --sizes "$SIZES" --dims "$DIMS" --threads 1,2 --queries 100
-    echo
-    # OpenBLAS 0.3.21 falls back to its Prescott kernel on CPUs it does not know; trove serve fixes that by
-    # restarting itself with OPENBLAS_CORETYPE (see BENCHMARKS.md), so measure that kernel too.
-    CORE=$(grep -qw avx512f /proc/cpuinfo && echo SkylakeX || echo Haswell)
-    echo "## Trove with OPENBLAS_CORETYPE=$CORE"
-    echo
-    OPENBLAS_CORETYPE=$CORE .build/release/trove-bench search --sizes "$SIZES" --dims "$DIMS" --threads 1,2 \
-        --queries 100
     echo
     echo "## Cold trove search (trove-bench cold --n 100000 --d 768)"
     echo

@@ -3,6 +3,7 @@ import Foundation
 import TroveSearch
 import TroveKit
 import TroveStore
+import TroveBLAS
 
 /// `trove serve`: keeps an index's vectors in memory and answers `trove search` over a Unix socket.
 struct ServeCommand: Command {
@@ -13,8 +14,7 @@ struct ServeCommand: Command {
         Loads the index's vectors once and answers searches on a Unix socket beside it (INDEX.sock, mode 0600)
         until stopped with Ctrl-C. While it runs, `trove search` on the same index asks it instead of loading
         the vectors itself, and falls back to searching on its own when it is not running. Before each search it
-        checks whether the index changed (a `trove index` run) and reloads if so. When OpenBLAS fell back to its
-        slow generic kernel on this CPU, it restarts itself once with OPENBLAS_CORETYPE set to the right one.
+        checks whether the index changed (a `trove index` run) and reloads if so.
 
         Options:
         \(CommonOptions.help)
@@ -32,16 +32,6 @@ struct ServeCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        // OpenBLAS picks its kernel when it loads, so a fallback kernel can only be fixed by starting again with
-        // OPENBLAS_CORETYPE set: worth one exec for a long-lived server (1.6–3.5× faster scoring, BENCHMARKS.md),
-        // not for every one-shot search. Only the real process does it (tests run commands in-process).
-        if let coreType = BLASRuntime.suggestedCoreType, getenv("OPENBLAS_CORETYPE") == nil,
-            console.environment["OPENBLAS_CORETYPE"] == nil, console.output is FileStream
-        {
-            setenv("OPENBLAS_CORETYPE", coreType, 1)
-            execv("/proc/self/exe", CommandLine.unsafeArgv)
-            unsetenv("OPENBLAS_CORETYPE")  // exec failed: serve with the kernel we have
-        }
         let settings = try Settings(common, environment: console.environment)
         let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
         var retriever = try Retriever(store: store)

@@ -2,6 +2,7 @@ import Foundation
 import Ollama
 import TroveSearch
 import TroveStore
+import TroveBLAS
 
 /// The result of one `trove doctor` check.
 public struct DoctorCheck: Sendable, Equatable {
@@ -69,6 +70,9 @@ public struct Doctor: Sendable {
 
     /// Ranks three known vectors through BLAS and checks the order and scores a naive loop would give.
     func blasCheck() -> DoctorCheck {
+        if let problem = BLAS.loadError {
+            return DoctorCheck(name: "blas", passed: false, detail: problem, fix: "sudo apt-get install libopenblas0")
+        }
         let dimension = 8
         var values = [Float](repeating: 0, count: 3 * dimension)
         values[0] = 1
@@ -83,17 +87,23 @@ public struct Doctor: Sendable {
         let correct =
             hits.count == 3 && zip(hits, expected).allSatisfy { $0.id == $1.id && abs($0.score - $1.score) < 1e-6 }
         return correct
-            ? DoctorCheck(name: "blas", passed: true, detail: "OpenBLAS scores vectors correctly" + kernelNote)
+            ? DoctorCheck(name: "blas", passed: true, detail: "OpenBLAS scores vectors correctly, " + kernelNote)
             : DoctorCheck(
                 name: "blas", passed: false, detail: "OpenBLAS returned wrong scores: \(hits)",
                 fix: "reinstall OpenBLAS (apt-get install --reinstall libopenblas0)")
     }
 
-    /// Names OpenBLAS's slow fallback kernel when it was picked on an AVX2 CPU: search still works, 1.6–3.5× slower.
+    /// The kernel in use and who chose it; a forced SSE3 kernel on a CPU with AVX2 costs 2–4× in search speed.
     var kernelNote: String {
-        guard BLASRuntime.isFallbackKernel else { return "" }
-        return " (but with its slow Prescott kernel on this AVX2 CPU — export OPENBLAS_CORETYPE=Haswell, or SkylakeX"
-            + " on AVX-512 CPUs, for 1.6–3.5× faster search)"
+        let kernel = BLASRuntime.kernel
+        let note =
+            switch BLASRuntime.kernelDecision {
+            case .chosen: "kernel \(kernel), chosen for this CPU (OPENBLAS_CORETYPE overrides)"
+            case .userSet(let value): "kernel \(kernel), from OPENBLAS_CORETYPE=\(value)"
+            case .leftToOpenBLAS: "kernel \(kernel), OpenBLAS's own choice"
+            }
+        guard BLASRuntime.isSlowKernel else { return note }
+        return note + " — slow on this AVX2 CPU: unset OPENBLAS_CORETYPE for 2–4× faster search"
     }
 
     func indexCheck() -> DoctorCheck {

@@ -1,12 +1,9 @@
-@preconcurrency import COpenBLAS
+import TroveBLAS
 @preconcurrency import Glibc
 import Foundation
 
 /// Measures what OpenBLAS delivers on this machine, for benchmarks: the ceiling the encoder is compared against.
 public enum BLASProbe {
-    /// The CPU kernel OpenBLAS picked, e.g. `SkylakeX`, or the slow fallback `Prescott`.
-    public static var kernel: String { String(cString: openblas_get_corename()) }
-
     /// The better of `sgemmGFLOPS` with B transposed (PyTorch's weight layout) and not (the encoder's).
     public static func ceilingGFLOPS(threads: Int) -> Double {
         ceiling(threads: threads).wall
@@ -28,9 +25,9 @@ public enum BLASProbe {
 
     static func measure(threads: Int, transposed: Bool, repeats: Int) -> (wall: Double, cpu: Double) {
         let m = 256, n = 1536, k = 384
-        let previous = openblas_get_num_threads()
-        openblas_set_num_threads(1)
-        defer { openblas_set_num_threads(previous) }
+        let previous = BLASRuntime.threadCount
+        BLASRuntime.setThreadCount(1)
+        defer { BLASRuntime.setThreadCount(previous) }
         var start = timespec()
         var cpuStart = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
@@ -40,7 +37,7 @@ public enum BLASProbe {
             let b = [Float](repeating: 0.02, count: n * k)
             var c = [Float](repeating: 0, count: m * n)
             for _ in 0..<repeats {
-                cblas_sgemm(
+                BLAS.sgemm(
                     CblasRowMajor, CblasNoTrans, transposed ? CblasTrans : CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
                     a, Int32(k), b, transposed ? Int32(k) : Int32(n),
                     0, &c, Int32(n))

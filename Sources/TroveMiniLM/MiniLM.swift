@@ -1,4 +1,4 @@
-@preconcurrency import COpenBLAS
+import TroveBLAS
 import Foundation
 import Synchronization
 
@@ -61,9 +61,9 @@ public final class MiniLM: Sendable {
         let groups = dealt
         let results = Results(count: tokens.count)
         running.withLock { _ in
-            let previous = openblas_get_num_threads()
-            openblas_set_num_threads(1)
-            defer { openblas_set_num_threads(previous) }
+            let previous = BLASRuntime.threadCount
+            BLASRuntime.setThreadCount(1)
+            defer { BLASRuntime.setThreadCount(previous) }
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var start = 0
                 let group = groups[worker]
@@ -126,13 +126,13 @@ public final class MiniLM: Sendable {
             for n in lengths {
                 for head in 0..<Self.headCount {
                     let column = offset * d3 + head * Self.headSize
-                    cblas_sgemm(
+                    BLAS.sgemm(
                         CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(n), Int32(Self.headSize), scale,
                         qkv.pointer + column, Int32(d3), qkv.pointer + column + d, Int32(d3), 0, scores.pointer,
                         Int32(n))
                     Kernels.softmaxRows(scores.pointer, rows: n, columns: n, stride: n, inverseSums: inverseSums.pointer)
                     let out = context.pointer + offset * d + head * Self.headSize
-                    cblas_sgemm(
+                    BLAS.sgemm(
                         CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(n), Int32(Self.headSize), Int32(n), 1,
                         scores.pointer, Int32(n), qkv.pointer + column + 2 * d, Int32(d3), 0, out, Int32(d))
                     Kernels.scaleHeadRows(out, rows: n, stride: d, factors: inverseSums.pointer)
@@ -186,7 +186,7 @@ public final class MiniLM: Sendable {
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ weight: UnsafePointer<Float>, outer: Int,
         into out: UnsafeMutablePointer<Float>, beta: Float
     ) {
-        cblas_sgemm(
+        BLAS.sgemm(
             CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(outer), Int32(inner), 1, x, Int32(inner),
             weight, Int32(outer), beta, out, Int32(outer))
     }

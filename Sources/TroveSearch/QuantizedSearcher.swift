@@ -1,4 +1,4 @@
-@preconcurrency import COpenBLAS
+import TroveBLAS
 
 /// Approximate-then-exact ranking: an int8 copy of the matrix (a quarter of the bytes) is scanned first, and the
 /// best `rescoreDepth` rows are rescored exactly in float32, so the returned scores are exact and only the
@@ -79,7 +79,7 @@ public struct QuantizedSearcher: Sendable {
             query.withUnsafeBufferPointer { query in
                 for candidate in candidates.heap {
                     let row = Int(candidate.id)
-                    let score = cblas_sdot(Int32(d), values.baseAddress! + row * d, 1, query.baseAddress!, 1)
+                    let score = BLAS.sdot(Int32(d), values.baseAddress! + row * d, 1, query.baseAddress!, 1)
                     if score >= minScore { top.offer(ScoredRow(id: matrix.rowIDs[row], score: score)) }
                 }
             }

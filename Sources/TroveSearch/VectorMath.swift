@@ -1,4 +1,4 @@
-@preconcurrency import COpenBLAS
+import TroveBLAS
 
 /// Small vector helpers.
 public enum VectorMath {
@@ -20,7 +20,7 @@ public enum VectorMath {
         // sdot sums the way sgemv does, so a single dot agrees with the searcher's scores.
         return a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
-                cblas_sdot(Int32(a.count), a.baseAddress, 1, b.baseAddress, 1)
+                BLAS.sdot(Int32(a.count), a.baseAddress, 1, b.baseAddress, 1)
             }
         }
     }

@@ -1,4 +1,4 @@
-@preconcurrency import COpenBLAS
+import TroveBLAS
 
 extension VectorMatrix {
     /// The row holding `id`, found by binary search: `rowIDs` must be ascending (as the store hands them).
@@ -20,7 +20,7 @@ extension VectorMatrix {
         // Equal to the score the row gets in a full ranking up to float rounding (sgemv may sum in another order).
         return withUnsafeValues { values in
             query.withUnsafeBufferPointer { query in
-                cblas_sdot(Int32(dimension), values.baseAddress! + row * dimension, 1, query.baseAddress!, 1)
+                BLAS.sdot(Int32(dimension), values.baseAddress! + row * dimension, 1, query.baseAddress!, 1)
             }
         }
     }

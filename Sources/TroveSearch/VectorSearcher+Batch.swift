@@ -1,4 +1,4 @@
-@preconcurrency import COpenBLAS
+import TroveBLAS
 
 extension VectorSearcher {
     /// Floats of scores per `sgemm` block, shared by all queries: 1 MiB, half an L2.
@@ -33,7 +33,7 @@ extension VectorSearcher {
                             let rows = Swift.min(block, n - start)
                             // scores (m × rows) = queries (m × d) · blockᵀ (d × rows): each query's scores contiguous.
                             if d > 0 {
-                                cblas_sgemm(
+                                BLAS.sgemm(
                                     CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(rows), Int32(d), 1,
                                     packed.baseAddress!, Int32(d), values.baseAddress! + start * d, Int32(d),
                                     0, scores.baseAddress!, Int32(rows))

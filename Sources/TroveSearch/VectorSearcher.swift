@@ -1,4 +1,4 @@
-@preconcurrency import COpenBLAS
+import TroveBLAS
 
 /// Exact cosine ranking over a `VectorMatrix` with BLAS.
 public struct VectorSearcher: Sendable {
@@ -60,7 +60,7 @@ public struct VectorSearcher: Sendable {
                             let rows = Swift.min(block, n - start)
                             // A zero-dimension matrix scores 0 everywhere; BLAS rejects lda = 0.
                             if d > 0 {
-                                cblas_sgemv(
+                                BLAS.sgemv(
                                     CblasRowMajor, CblasNoTrans, Int32(rows), Int32(d), 1,
                                     values.baseAddress! + start * d, Int32(d), query.baseAddress!, 1,
                                     0, scores.baseAddress!, 1)

@@ -122,6 +122,21 @@ struct DoctorTests {
         #expect(run.output.contains("embedding: 64 dimensions"))
     }
 
+    @Test("the BLAS line names the kernel: chosen for the CPU, or the user's OPENBLAS_CORETYPE")
+    func blasKernel() async throws {
+        let flags = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        try #require(flags.contains(" avx2") && flags.contains(" fma"), "needs a CPU with AVX2 and FMA")
+        let folder = try TemporaryDirectory()
+        let closed = try ClosedPort()
+        let base = ["OLLAMA_HOST": closed.baseURL.absoluteString, "TROVE_INDEX": folder.path + "/i.sqlite"]
+        let chosen = try await runBinary(["doctor"], environment: base)
+        #expect(chosen.output.contains("blas: OpenBLAS scores vectors correctly, kernel "), "\(chosen.output)")
+        #expect(chosen.output.contains("chosen for this CPU"), "\(chosen.output)")
+        #expect(!chosen.output.contains("kernel Prescott"), "\(chosen.output)")
+        let forced = try await runBinary(["doctor"], environment: base.merging(["OPENBLAS_CORETYPE": "Haswell"]) { $1 })
+        #expect(forced.output.contains("kernel Haswell, from OPENBLAS_CORETYPE=Haswell"), "\(forced.output)")
+    }
+
     @Test("a server that is down fails the check, prints the fix, and exits 1")
     func serverDown() async throws {
         let closed = try ClosedPort()

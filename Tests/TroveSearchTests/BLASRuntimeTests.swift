@@ -1,6 +1,7 @@
 import Testing
 import TroveSearch
 import TroveTestSupport
+@testable import TroveBLAS
 
 @Suite("BLAS runtime")
 struct BLASRuntimeTests {
@@ -12,6 +13,30 @@ struct BLASRuntimeTests {
         #expect((1...2).contains(BLASRuntime.recommendedThreadCount))
         #expect(!BLASRuntime.kernel.isEmpty)
         #expect(BLASRuntime.configuration.hasPrefix("OpenBLAS"))
+    }
+
+    @Test("the kernel asked for follows the CPU's instruction sets, not OpenBLAS's list of CPU models")
+    func kernelForInstructionSets() {
+        let skylakeX: Set<Substring> = ["sse2", "avx", "avx2", "fma", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
+        #expect(KernelChoice.coreType(forCPUFlags: skylakeX) == "SkylakeX")
+        // AVX-512 Foundation alone (Knights Landing has no BW/VL) is not what SkylakeX kernels need.
+        #expect(KernelChoice.coreType(forCPUFlags: ["avx", "avx2", "fma", "avx512f"]) == "Haswell")
+        #expect(KernelChoice.coreType(forCPUFlags: ["avx", "avx2"]) == nil)
+        #expect(KernelChoice.coreType(forCPUFlags: []) == nil)
+    }
+
+    @Test("the kernel Trove chose is the one OpenBLAS runs, and it is not the slow generic one")
+    func chosenKernelRuns() {
+        switch BLASRuntime.kernelDecision {
+        case .chosen(let coreType):
+            #expect(BLASRuntime.kernel == coreType)
+            #expect(!BLASRuntime.isSlowKernel)
+            #expect(BLASRuntime.configuration.contains("kernel \(coreType) (chosen by Trove for this CPU)"))
+        case .userSet(let value):
+            #expect(BLASRuntime.configuration.contains("OPENBLAS_CORETYPE=\(value)"))
+        case .leftToOpenBLAS:
+            #expect(KernelChoice.coreType(forCPUFlags: KernelChoice.cpuFlags()) == nil)
+        }
     }
 
     @Test("a query of the wrong dimension stops the process")

@@ -1,0 +1,137 @@
+@preconcurrency import Glibc
+
+/// cblas.h's storage orders, with its values.
+public struct CBLAS_ORDER: Sendable {
+    let rawValue: Int32
+}
+public let CblasRowMajor = CBLAS_ORDER(rawValue: 101)
+public let CblasColMajor = CBLAS_ORDER(rawValue: 102)
+
+/// cblas.h's transpose choices, with its values.
+public struct CBLAS_TRANSPOSE: Sendable {
+    let rawValue: Int32
+}
+public let CblasNoTrans = CBLAS_TRANSPOSE(rawValue: 111)
+public let CblasTrans = CBLAS_TRANSPOSE(rawValue: 112)
+
+/// The OpenBLAS routines Trove calls, loaded on first use with `dlopen` instead of being linked.
+///
+/// OpenBLAS chooses its CPU kernel once, while it loads, from `OPENBLAS_CORETYPE` or its own table of CPUs.
+/// Debian's 0.3.21 does not know newer Xeons and falls back to its SSE3 kernels, 2–4× slower (BENCHMARKS.md).
+/// Loading it ourselves lets `KernelChoice` set that variable first, in every process that uses Trove's libraries,
+/// with no second exec. A machine without OpenBLAS still runs the commands that need no BLAS (`status`, `doctor`).
+public enum BLAS {
+    /// `C = alpha · op(A) · op(B) + beta · C`, as `cblas_sgemm`.
+    @inline(__always)
+    public static func sgemm(
+        _ order: CBLAS_ORDER, _ transA: CBLAS_TRANSPOSE, _ transB: CBLAS_TRANSPOSE, _ m: Int32, _ n: Int32,
+        _ k: Int32, _ alpha: Float, _ a: UnsafePointer<Float>?, _ lda: Int32, _ b: UnsafePointer<Float>?,
+        _ ldb: Int32, _ beta: Float, _ c: UnsafeMutablePointer<Float>?, _ ldc: Int32
+    ) {
+        OpenBLASLibrary.shared.sgemm(order.rawValue, transA.rawValue, transB.rawValue, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+    }
+
+    /// `y = alpha · op(A) · x + beta · y`, as `cblas_sgemv`.
+    @inline(__always)
+    public static func sgemv(
+        _ order: CBLAS_ORDER, _ trans: CBLAS_TRANSPOSE, _ m: Int32, _ n: Int32, _ alpha: Float,
+        _ a: UnsafePointer<Float>?, _ lda: Int32, _ x: UnsafePointer<Float>?, _ incX: Int32, _ beta: Float,
+        _ y: UnsafeMutablePointer<Float>?, _ incY: Int32
+    ) {
+        OpenBLASLibrary.shared.sgemv(order.rawValue, trans.rawValue, m, n, alpha, a, lda, x, incX, beta, y, incY)
+    }
+
+    /// The dot product of `n` elements, as `cblas_sdot`.
+    @inline(__always)
+    public static func sdot(
+        _ n: Int32, _ x: UnsafePointer<Float>?, _ incX: Int32, _ y: UnsafePointer<Float>?, _ incY: Int32
+    ) -> Float {
+        OpenBLASLibrary.shared.sdot(n, x, incX, y, incY)
+    }
+
+    /// Whether OpenBLAS can be loaded; when not, the reason, as one line that says what to install.
+    public static var loadError: String? {
+        if case .failure(let error) = OpenBLASLibrary.loaded { return error.message }
+        return nil
+    }
+}
+
+/// The library's entry points, resolved once.
+struct OpenBLASLibrary: @unchecked Sendable {
+    // @unchecked: immutable C function pointers into a library that is never unloaded.
+    // The enums travel as C ints.
+    typealias Sgemm = @convention(c) (
+        Int32, Int32, Int32, Int32, Int32, Int32, Float, UnsafePointer<Float>?, Int32,
+        UnsafePointer<Float>?, Int32, Float, UnsafeMutablePointer<Float>?, Int32
+    ) -> Void
+    typealias Sgemv = @convention(c) (
+        Int32, Int32, Int32, Int32, Float, UnsafePointer<Float>?, Int32, UnsafePointer<Float>?, Int32,
+        Float, UnsafeMutablePointer<Float>?, Int32
+    ) -> Void
+    typealias Sdot = @convention(c) (Int32, UnsafePointer<Float>?, Int32, UnsafePointer<Float>?, Int32) -> Float
+    typealias SetThreads = @convention(c) (Int32) -> Void
+    typealias GetInt = @convention(c) () -> Int32
+    typealias GetString = @convention(c) () -> UnsafeMutablePointer<CChar>?
+
+    struct LoadError: Error {
+        let message: String
+    }
+
+    /// The file names tried in order: the runtime package's soname, then the development symlink.
+    static let candidates = ["libopenblas.so.0", "libopenblas.so"]
+
+    let sgemm: Sgemm
+    let sgemv: Sgemv
+    let sdot: Sdot
+    let setThreads: SetThreads
+    let getThreads: GetInt
+    let coreName: GetString
+    let config: GetString
+
+    /// A global `let` initialises once, thread-safely, on first use.
+    static let loaded: Result<OpenBLASLibrary, LoadError> = load()
+
+    /// The loaded library; a process that calls BLAS without it stops with the install hint.
+    static var shared: OpenBLASLibrary {
+        switch loaded {
+        case .success(let library): return library
+        case .failure(let error):
+            fputs("trove: \(error.message)\n", stderr)
+            exit(69)  // EX_UNAVAILABLE, as for other missing services
+        }
+    }
+
+    private static func load() -> Result<OpenBLASLibrary, LoadError> {
+        KernelChoice.prepareEnvironment()
+        var reasons: [String] = []
+        for name in candidates {
+            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+                reasons.append(dlerror().map { String(cString: $0) } ?? name)
+                continue
+            }
+            do {
+                return .success(try OpenBLASLibrary(handle: handle))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .failure(
+            LoadError(message: "cannot load OpenBLAS (\(reasons.first ?? "not found")) — install it: sudo apt-get install libopenblas0"))
+    }
+
+    private init(handle: UnsafeMutableRawPointer) throws(LoadError) {
+        func symbol<T>(_ name: String, as type: T.Type) throws(LoadError) -> T {
+            guard let address = dlsym(handle, name) else {
+                throw LoadError(message: "the OpenBLAS library found lacks \(name) — reinstall it: sudo apt-get install --reinstall libopenblas0")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        sgemm = try symbol("cblas_sgemm", as: Sgemm.self)
+        sgemv = try symbol("cblas_sgemv", as: Sgemv.self)
+        sdot = try symbol("cblas_sdot", as: Sdot.self)
+        setThreads = try symbol("openblas_set_num_threads", as: SetThreads.self)
+        getThreads = try symbol("openblas_get_num_threads", as: GetInt.self)
+        coreName = try symbol("openblas_get_corename", as: GetString.self)
+        config = try symbol("openblas_get_config", as: GetString.self)
+    }
+}

@@ -1,0 +1,63 @@
+@preconcurrency import Glibc
+
+/// OpenBLAS's process-wide settings that every caller shares: thread count and the CPU kernel in use.
+public enum BLASRuntime {
+    /// The thread count searchers apply on first use unless `OPENBLAS_NUM_THREADS` (or `GOTO_`/`OMP_NUM_THREADS`) is set: 2, or 1 on one CPU.
+    // Measured with `trove-bench search --sizes 10000,100000,1000000 --dims 384 --threads 1,2` on 2 vCPUs.
+    // Idle machine (load ≈ 2, the benchmark itself): 2 threads cut p50 1.7–2× (10k 0.63 → 0.32 ms, 100k 11.9 →
+    // 6.6 ms, 1M 126 → 75 ms) and raised sgemm batch throughput 1.4–1.6×. Under heavy contention (load ≈ 5,
+    // other builds) p50 was equal, p95 sometimes worse. Interactive search usually has idle cores, so take 2;
+    // more than 2 was not measured (at 1M, 2 threads already reach ~20 GB/s, near memory bandwidth).
+    public static var recommendedThreadCount: Int {
+        Swift.min(2, Swift.max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// Threads OpenBLAS uses for one call.
+    public static var threadCount: Int { Int(OpenBLASLibrary.shared.getThreads()) }
+
+    /// Sets the thread count for the whole process (at least 1).
+    public static func setThreadCount(_ count: Int) {
+        // Apply the default first so a later first searcher cannot overwrite an explicit choice.
+        applyDefaultOnce()
+        OpenBLASLibrary.shared.setThreads(Int32(Swift.max(1, count)))
+    }
+
+    /// The CPU kernel OpenBLAS runs, e.g. `SkylakeX`, `Haswell`, or the slow generic `Prescott`.
+    public static var kernel: String { OpenBLASLibrary.shared.coreName().map { String(cString: $0) } ?? "unknown" }
+
+    /// Why that kernel: chosen by Trove for this CPU, set by the user, or OpenBLAS's own choice.
+    public static var kernelDecision: KernelChoice.Decision { KernelChoice.prepareEnvironment() }
+
+    /// Whether OpenBLAS runs its SSE3 kernel on a CPU that could run a faster one (only when the user forced it).
+    public static var isSlowKernel: Bool {
+        kernel == "Prescott" && KernelChoice.coreType(forCPUFlags: KernelChoice.cpuFlags()) != nil
+    }
+
+    /// OpenBLAS's build description, the kernel in use and why, for benchmark and `doctor` output.
+    public static var configuration: String {
+        // The build string names the baseline core of Debian's DYNAMIC_ARCH build, not the one in use.
+        let build = OpenBLASLibrary.shared.config().map { String(cString: $0) } ?? "OpenBLAS"
+        let reason =
+            switch kernelDecision {
+            case .chosen: "chosen by Trove for this CPU"
+            case .userSet(let value): "OPENBLAS_CORETYPE=\(value)"
+            case .leftToOpenBLAS: "OpenBLAS's own choice"
+            }
+        return "\(build); kernel \(kernel) (\(reason))"
+    }
+
+    /// Applies `recommendedThreadCount` once per process, unless the user chose through the environment.
+    public static func applyDefaultOnce() {
+        _ = defaultApplied
+    }
+
+    // A global `let` runs its initializer exactly once, thread-safely.
+    private static let defaultApplied: Bool = {
+        // OpenBLAS itself honours these three at load time; respect whichever the user set.
+        let names: [String] = ["OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"]
+        let chosen = names.contains { getenv($0) != nil }
+        guard !chosen else { return false }
+        OpenBLASLibrary.shared.setThreads(Int32(recommendedThreadCount))
+        return true
+    }()
+}

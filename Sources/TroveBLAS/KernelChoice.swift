@@ -1,0 +1,54 @@
+@preconcurrency import Glibc
+
+/// Which OpenBLAS kernel to ask for, from the instruction sets the CPU reports.
+///
+/// OpenBLAS's own choice goes by CPU model, and a release older than the CPU (Debian's 0.3.21 on Xeons of family 6
+/// model 207) falls back to SSE3 `Prescott`: sgemv 2×, sgemm 4× slower here. The instruction sets decide what a
+/// kernel needs, so Trove asks for the best one they allow; the single-precision kernels behind `SkylakeX` are the
+/// ones OpenBLAS itself uses on every AVX-512 CPU it knows, as `Haswell`'s are on AVX2 ones.
+public enum KernelChoice {
+    /// The flags `SkylakeX` kernels use.
+    static let avx512: Set<Substring> = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
+    /// The flags `Haswell` kernels use.
+    static let avx2: Set<Substring> = ["avx2", "fma"]
+
+    /// The `OPENBLAS_CORETYPE` for a CPU with `flags`, or nil to leave the choice to OpenBLAS.
+    public static func coreType(forCPUFlags flags: Set<Substring>) -> String? {
+        if flags.isSuperset(of: avx512) { return "SkylakeX" }
+        if flags.isSuperset(of: avx2) { return "Haswell" }
+        return nil
+    }
+
+    /// What decided the kernel: Trove (the core type it set), the user's `OPENBLAS_CORETYPE`, or OpenBLAS alone.
+    public enum Decision: Sendable, Equatable {
+        case chosen(String)
+        case userSet(String)
+        case leftToOpenBLAS
+    }
+
+    /// Sets `OPENBLAS_CORETYPE` for this CPU unless the user set it; the first call decides, later ones return it.
+    /// OpenBLAS loads lazily and calls this itself; a program with threads of its own should call it first thing
+    /// in `main`, because `setenv` is not safe while other threads read the environment.
+    @discardableResult
+    public static func prepareEnvironment() -> Decision { decision }
+
+    private static let decision: Decision = {
+        if let set = getenv("OPENBLAS_CORETYPE") { return .userSet(String(cString: set)) }
+        guard let coreType = coreType(forCPUFlags: cpuFlags()) else { return .leftToOpenBLAS }
+        // Kept for child processes too: a `trove` started by this one then runs the same kernel.
+        setenv("OPENBLAS_CORETYPE", coreType, 1)
+        return .chosen(coreType)
+    }()
+
+    /// The first `flags` line of /proc/cpuinfo (every core reports the same), split; empty where unreadable.
+    static func cpuFlags() -> Set<Substring> {
+        guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 8192)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("flags") { return Set(text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })) }
+        }
+        return []
+    }
+}
