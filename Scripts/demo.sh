@@ -32,3 +32,8 @@ for query in "${@:-how do I change the credentials for the payment provider}"; d
     echo "\$ trove search \"$query\""
     "$trove" search --index "$index" -n 3 "$query"
 done
+# With no chat model (no Ollama, or none pulled) ask answers with the best passages, labelled extractive.
+question="how do I connect through the bastion host"
+echo
+echo "\$ trove ask \"$question\""
+"$trove" ask --index "$index" "$question"

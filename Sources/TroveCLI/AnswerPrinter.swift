@@ -48,6 +48,20 @@ struct AnswerPrinter {
         }
     }
 
+    /// The passages of an extractive answer, cited and quoted, under a label that says no model wrote them.
+    func print(_ answer: ExtractiveAnswer) {
+        if json {
+            console.print((try? JSONOutput.encode(ExtractiveOutput(answer))) ?? "{}")
+            return
+        }
+        console.print("Extractive answer: the passages that best match, quoted from your documents (no chat model wrote this).")
+        for passage in answer.passages {
+            console.print("")
+            console.print(Self.describe(passage.source))
+            for line in passage.lines { console.print("    > " + line) }
+        }
+    }
+
     func printUncovered(question: String, retrieval: Retrieval, options: AskOptions) {
         let nearest = Array(retrieval.hits.prefix(3))
         if json {
@@ -103,6 +117,7 @@ struct SourceOutput: Encodable {
 
 /// The `--json` shape of an answer.
 struct AnswerOutput: Encodable {
+    var mode = "generated"
     var answer: String
     var sources: [SourceOutput]
     var unknownCitations: [Int]
@@ -124,10 +139,35 @@ struct AnswerOutput: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case answer, sources, model, truncated, interrupted
+        case mode, answer, sources, model, truncated, interrupted
         case unknownCitations = "unknown_citations"
         case promptTokens = "prompt_tokens"
         case doneReason = "done_reason"
+    }
+}
+
+/// The `--json` shape of an extractive answer.
+struct ExtractiveOutput: Encodable {
+    struct Passage: Encodable {
+        var source: SourceOutput
+        var lines: [String]
+
+        func encode(to encoder: any Encoder) throws {
+            try source.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(lines, forKey: .lines)
+        }
+
+        enum CodingKeys: String, CodingKey { case lines }
+    }
+
+    var mode = "extractive"
+    var reason: String
+    var passages: [Passage]
+
+    init(_ answer: ExtractiveAnswer) {
+        reason = answer.reason
+        passages = answer.passages.map { Passage(source: SourceOutput(number: $0.source.number, hit: $0.source.hit), lines: $0.lines) }
     }
 }
 

@@ -14,6 +14,10 @@ struct AskCommand: Command {
         [n] path:start-end. Citations are checked: a number that matches no source is flagged, never listed.
         When no passage covers the question, says so and shows the nearest passages instead of asking the model.
 
+        Without a chat model — Ollama not running, or the default model not pulled — it answers in extractive
+        mode instead: the best passages themselves, cited and quoted, labelled as such (a note on stderr says
+        why and how to get a written answer). A chat model you named that cannot be used is an error.
+
         Options:
           --chat-model NAME   chat model (default: $TROVE_CHAT_MODEL, else llama3.2)
           -n, --limit N       passages to retrieve before packing (default 8)
@@ -23,6 +27,7 @@ struct AskCommand: Command {
           --seed N            seed for reproducible sampling
           --system FILE       use the system prompt in FILE instead of the built-in one
           --no-stream         print the answer when complete instead of as it is written
+          --extractive        answer with the best passages themselves; no chat model is asked
           --json              print {answer, sources, model, prompt_tokens, truncated, …} when done
         \(CommonOptions.help)
 
@@ -31,6 +36,7 @@ struct AskCommand: Command {
         Examples:
           trove ask "how do we rotate the stripe key?"
           trove ask --chat-model qwen3:4b --json "what did we decide about the march outage?"
+          trove ask --extractive "where is the vpn config?"
         """
 
     var common: CommonOptions
@@ -39,6 +45,7 @@ struct AskCommand: Command {
     var json: Bool
     var question: String
     var chatModelFlag: String?
+    var extractive: Bool
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
@@ -47,6 +54,7 @@ struct AskCommand: Command {
         try ChatOptionsParser.parse(&arguments, into: &options)
         stream = !arguments.flag("--no-stream")
         json = arguments.flag("--json")
+        extractive = arguments.flag("--extractive")
         question = try arguments.positionals().joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !question.isEmpty else { throw UsageError("what is the question? give a QUESTION") }
     }
@@ -58,15 +66,22 @@ struct AskCommand: Command {
         options.chatModel = settings.chatModel(flag: chatModelFlag)
         let asker = Asker(client: settings.client, options: options)
         // The chat model first: a missing one should cost nothing else.
-        let model = try await asker.inspectModel()
+        let model = try await chatModel(asker, chosen: settings.chatModelChosen(flag: chatModelFlag))
         let access = try IndexAccess(settings: settings)
         let retrieval = try await asker.retrieve(query: question, retriever: access.retriever, embedder: access.embedder)
-        guard retrieval.covered || options.allowGeneral else {
-            AnswerPrinter(console: console, json: json).printUncovered(question: question, retrieval: retrieval, options: options)
+        let printer = AnswerPrinter(console: console, json: json)
+        guard retrieval.covered || (options.allowGeneral && model.info != nil) else {
+            printer.printUncovered(question: question, retrieval: retrieval, options: options)
             return ExitCode.failure
         }
+        guard let model = model.info else {
+            if !extractive { console.log("note: no chat model (\(model.reason)); answering with the passages themselves") }
+            let answer = ExtractiveAnswer(
+                question: question, retrieval: retrieval, minScore: options.minScore, reason: model.reason)
+            printer.print(answer)
+            return ExitCode.success
+        }
 
-        let printer = AnswerPrinter(console: console, json: json)
         let streamTokens = stream && !json
         let task = Task {
             try await asker.answer(question: question, hits: retrieval.hits, history: [], model: model) { token in
@@ -79,6 +94,30 @@ struct AskCommand: Command {
         printer.print(answer, streamed: streamTokens)
         return answer.interrupted ? ExitCode.interrupted : ExitCode.success
     }
+}
+
+extension AskCommand {
+    /// The chat model to ask, or why there is none and the answer is extractive.
+    struct ModelChoice {
+        var info: ChatModelInfo?
+        var reason: String
+    }
+
+    /// Inspects the chat model. `--extractive`, an unreachable Ollama, or the default model missing or unable
+    /// to chat mean an extractive answer; a model the user named that cannot be used is their error to fix.
+    func chatModel(_ asker: Asker, chosen: Bool) async throws -> ModelChoice {
+        if extractive { return ModelChoice(info: nil, reason: "--extractive asks no chat model") }
+        do {
+            return ModelChoice(info: try await asker.inspectModel(), reason: "")
+        } catch let error as OllamaError where error.kind == .unreachable || (!chosen && error.isModelUnusable) {
+            return ModelChoice(info: nil, reason: error.message)
+        }
+    }
+}
+
+extension OllamaError {
+    /// The model is not pulled or cannot chat.
+    var isModelUnusable: Bool { kind == .modelMissing || kind == .notCapable }
 }
 
 /// Options `ask` and `chat` share.

@@ -1,9 +1,6 @@
-@preconcurrency import Glibc
 import Foundation
-import TroveSearch
 import TroveKit
 import TroveStore
-import TroveBLAS
 
 /// `trove serve`: keeps an index's vectors in memory and answers `trove search` over a Unix socket.
 struct ServeCommand: Command {

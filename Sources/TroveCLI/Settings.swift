@@ -50,6 +50,12 @@ struct Settings {
             .value
     }
 
+    /// Whether the user named a chat model (flag, environment or file) rather than getting the default.
+    func chatModelChosen(flag: String?) -> Bool {
+        resolved(flag: flag, variable: "TROVE_CHAT_MODEL", file: file.chatModel, fallback: Self.defaultChatModel)
+            .source != "default"
+    }
+
     /// `-n`, else the file's `search_limit`, else 10.
     func searchLimit(flag: Int?) -> Int { flag ?? file.searchLimit ?? Self.defaultSearchLimit }
 

@@ -10,10 +10,9 @@ private struct AskRig {
     var index: String { folder.path + "/index.sqlite" }
     var environment: [String: String] { ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": index] }
 
-    init() async throws {
-        server = try FakeOllamaServer(models: [
-            .embedding("nomic-embed-text", dimension: 1024), .chat("llama3.2"),
-        ])
+    init(chatModel: Bool = true) async throws {
+        server = try FakeOllamaServer(
+            models: [.embedding("nomic-embed-text", dimension: 1024)] + (chatModel ? [.chat("llama3.2")] : []))
         folder = try TemporaryDirectory()
         let run = await trove(["index", corpora], index: folder.path + "/index.sqlite", server: server)
         try #require(run.status == 0, "\(run.error)")
@@ -73,6 +72,7 @@ struct AskCommandTests {
         let run = await rig.ask(["--json", keyQuestion])
         #expect(run.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(object["mode"] as? String == "generated")
         #expect(object["answer"] as? String == "Jump through the bastion [1].")
         #expect(object["model"] as? String == "llama3.2")
         #expect(object["truncated"] as? Bool == false)
@@ -116,6 +116,39 @@ struct AskCommandTests {
         #expect(run.status == 69)
         #expect(run.error == "Error: model 'qwen3:4b' is not pulled — run: ollama pull qwen3:4b\n")
         #expect(rig.server.embeddedInputCount == embedded)
+    }
+
+    @Test("without the default chat model, the answer is the best passages, cited, quoted and labelled extractive")
+    func extractiveWhenDefaultModelMissing() async throws {
+        let rig = try await AskRig(chatModel: false)
+        let run = await rig.ask([keyQuestion])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.hasPrefix("Extractive answer: the passages that best match, quoted from your documents"))
+        #expect(run.output.contains("\n[1] \(corpora)/"))
+        #expect(run.output.contains("\n    > "))
+        #expect(
+            run.error
+                == "note: no chat model (model 'llama3.2' is not pulled — run: ollama pull llama3.2); answering with the passages themselves\n")
+        #expect(rig.server.lastRequestBody(path: "/api/chat") == nil)
+    }
+
+    @Test("--extractive asks no chat model and --json labels the mode")
+    func extractiveRequested() async throws {
+        let rig = try await AskRig()
+        let run = await rig.ask(["--extractive", "--json", keyQuestion])
+        #expect(run.status == 0)
+        #expect(run.error.isEmpty)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(object["mode"] as? String == "extractive")
+        let passages = try #require(object["passages"] as? [[String: Any]])
+        #expect((1...3).contains(passages.count))
+        #expect(passages.map { $0["number"] as? Int } == Array(1...passages.count))
+        #expect(passages.allSatisfy { ($0["path"] as? String)?.hasPrefix(corpora) == true })
+        #expect(passages.allSatisfy { !($0["lines"] as? [String] ?? []).isEmpty })
+        #expect(rig.server.lastRequestBody(path: "/api/chat") == nil)
+        // Indexing asked /api/show about the embedding model; ask never asks about the chat model.
+        let show = rig.server.lastRequestBody(path: "/api/show").map { String(decoding: $0, as: UTF8.self) } ?? ""
+        #expect(!show.contains("llama3.2"))
     }
 
     @Test("an embedding model is refused as a chat model")

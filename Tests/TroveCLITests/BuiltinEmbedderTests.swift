@@ -53,6 +53,16 @@ struct BuiltinEmbedderTests {
                 #expect(found, "\(query) → \(paths)")
             }
         }
+
+        // The offline main job: no Ollama at all, so ask answers with the passages themselves.
+        let closed = try ClosedPort()
+        let ask = await trove(
+            ["ask", semanticQueries[0].query], index: index,
+            environment: BuiltinModel.environment.merging(["OLLAMA_HOST": closed.baseURL.absoluteString]) { $1 })
+        #expect(ask.status == 0, "\(ask.error)")
+        #expect(ask.output.hasPrefix("Extractive answer: "), "\(ask.output)")
+        #expect(ask.output.contains("\n[1] "))
+        #expect(ask.error.hasPrefix("note: no chat model (cannot reach Ollama at"), "\(ask.error)")
     }
 
     @Test("trove embed prints one JSON line per text", .enabled(if: BuiltinModel.isInstalled, BuiltinModel.skipReason))
