@@ -36,7 +36,10 @@ let package = Package(
         .target(name: "TroveIngest", swiftSettings: strict),
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
-        .target(name: "TroveMiniLM", dependencies: ["COpenBLAS"], swiftSettings: strict + miniLMSettings),
+        // AVX-512 softmax and GELU, each function compiled for that target alone and picked at run time.
+        .target(name: "CMiniLMKernels"),
+        .target(
+            name: "TroveMiniLM", dependencies: ["COpenBLAS", "CMiniLMKernels"], swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
             dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveSearch", "TroveMiniLM"],
@@ -61,7 +64,7 @@ let package = Package(
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "TroveMiniLMTests", dependencies: ["TroveMiniLM"], resources: [.copy("Fixtures")],
+            name: "TroveMiniLMTests", dependencies: ["TroveMiniLM", "CMiniLMKernels"], resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(

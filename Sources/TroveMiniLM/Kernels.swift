@@ -1,6 +1,12 @@
+import CMiniLMKernels
+
 /// The encoder's own row loops, written with `SIMD16<Float>` loads and stores on raw pointers: Swift does not
 /// vectorise float reductions (sums, maxima) by itself, since that would reorder additions.
 enum Kernels {
+    /// Whether softmax and GELU run the AVX-512 C versions (CMiniLMKernels): measured 1.3 → 0.56 ns per softmax
+    /// element and ~4× faster GELU than these four-lane SSE2 loops, which stay for other CPUs.
+    static let avx512 = trove_avx512_available()
+
     @inline(__always)
     static func load(_ p: UnsafePointer<Float>) -> SIMD16<Float> {
         UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
@@ -54,6 +60,17 @@ enum Kernels {
     static func softmaxRows(
         _ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int, stride: Int, inverseSums: UnsafeMutablePointer<Float>
     ) {
+        if avx512 {
+            trove_softmax_rows_avx512(x, rows, columns, stride, inverseSums)
+        } else {
+            portableSoftmaxRows(x, rows: rows, columns: columns, stride: stride, inverseSums: inverseSums)
+        }
+    }
+
+    /// `softmaxRows` in Swift, for CPUs without AVX-512.
+    static func portableSoftmaxRows(
+        _ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int, stride: Int, inverseSums: UnsafeMutablePointer<Float>
+    ) {
         let vectorEnd = columns & ~15
         for r in 0..<rows {
             let row = x + r * stride
@@ -101,6 +118,15 @@ enum Kernels {
 
     /// `x[r][j] = gelu(x[r][j] + bias[j])` for a `rows × width` matrix.
     static func biasGELU(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>) {
+        if avx512 {
+            trove_bias_gelu_avx512(x, rows, width, bias)
+        } else {
+            portableBiasGELU(x, rows: rows, width: width, bias: bias)
+        }
+    }
+
+    /// `biasGELU` in Swift, for CPUs without AVX-512.
+    static func portableBiasGELU(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>) {
         for r in 0..<rows {
             let row = x + r * width
             for j in 0..<width { row[j] = FastMath.gelu(row[j] + bias[j]) }

@@ -1,3 +1,4 @@
+import CMiniLMKernels
 import Foundation
 import Testing
 
@@ -20,13 +21,22 @@ struct KernelTests {
         #expect(FastMath.exp2(1000).isFinite)
     }
 
-    @Test("softmax rows (in powers of 2, normalised by the returned factors) match the definition", arguments: [1, 15, 16, 37, 200])
-    func softmax(columns: Int) {
+    /// The portable Swift kernels, and the AVX-512 ones where this CPU has them (`Kernels.avx512`).
+    static let paths = Kernels.avx512 ? [false, true] : [false]
+
+    @Test(
+        "softmax rows (in powers of 2, normalised by the returned factors) match the definition",
+        arguments: [1, 15, 16, 37, 200], paths)
+    func softmax(columns: Int, avx512: Bool) {
         let rows = 3
         var x = (0..<(rows * columns)).map { Float(sin(Double($0) * 1.7) * 9) }
         let original = x
         var factors = [Float](repeating: 0, count: rows)
-        Kernels.softmaxRows(&x, rows: rows, columns: columns, stride: columns, inverseSums: &factors)
+        if avx512 {
+            trove_softmax_rows_avx512(&x, rows, columns, columns, &factors)
+        } else {
+            Kernels.portableSoftmaxRows(&x, rows: rows, columns: columns, stride: columns, inverseSums: &factors)
+        }
         for r in 0..<rows {
             let row = original[(r * columns)..<((r + 1) * columns)].map(Double.init)
             let top = row.max()!
@@ -67,6 +77,25 @@ struct KernelTests {
             let expected = 0.5 * v * (1 + tanh((2 / Double.pi).squareRoot() * (v + 0.044715 * v * v * v)))
             #expect(abs(Double(FastMath.gelu(x)) - expected) < 1e-5)
             x += 0.05
+        }
+    }
+
+    @Test("bias + GELU over rows matches FastMath.gelu", arguments: [1, 16, 37, 1536], paths)
+    func biasGELU(width: Int, avx512: Bool) {
+        let rows = 2
+        var x = (0..<(rows * width)).map { Float(sin(Double($0) * 0.7) * 6) }
+        let bias = (0..<width).map { Float($0 % 9) * 0.1 - 0.4 }
+        let original = x
+        if avx512 {
+            trove_bias_gelu_avx512(&x, rows, width, bias)
+        } else {
+            Kernels.portableBiasGELU(&x, rows: rows, width: width, bias: bias)
+        }
+        for r in 0..<rows {
+            for j in 0..<width {
+                let expected = FastMath.gelu(original[r * width + j] + bias[j])
+                #expect(abs(x[r * width + j] - expected) <= 1e-6 * max(1, abs(expected)))
+            }
         }
     }
 }
