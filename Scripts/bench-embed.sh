@@ -3,6 +3,8 @@
 #   1. vectors of 200 cranfield chunks: numpy's vs TroveMiniLM's (cosine), 2. chunks/s and query latency, numpy
 #   then Swift, then numpy again, with OpenBLAS's default kernel and with OPENBLAS_CORETYPE=SkylakeX.
 #   Scripts/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
+# STANDIN_PYTHON picks another interpreter than the stand-in's .venv (one with numpy, tokenizers and threadpoolctl,
+# e.g. when the shared folder is read-only); MINILM_MODEL_DIR then points minilm.py at the model files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The shared folder sits beside the repository, or beside its worktrees' folder.
@@ -10,7 +12,7 @@ shared=../shared
 [ -d "$shared" ] || shared=../../shared
 standin=$shared/tools/ollama-standin
 dataset=$shared/datasets/cranfield
-py="$standin/.venv/bin/python"
+py=${STANDIN_PYTHON:-$standin/.venv/bin/python}
 n=${1:-96}
 swift build -c release --product trove-bench >&2
 bench=.build/release/trove-bench
