@@ -13,6 +13,11 @@ let miniLMSettings: [SwiftSetting] =
     Context.packageDirectory.contains("/.build/checkouts/")
     ? [] : [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
+/// The same for the encoder's C kernels: at -O0 its debug-build throughput halves (9.8 vs 19.1 chunks/s).
+let miniLMCSettings: [CSetting] =
+    Context.packageDirectory.contains("/.build/checkouts/")
+    ? [] : [.unsafeFlags(["-O2"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Trove",
     products: [
@@ -37,7 +42,7 @@ let package = Package(
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["COpenBLAS"], swiftSettings: strict),
         // AVX-512 softmax and GELU, each function compiled for that target alone and picked at run time.
-        .target(name: "CMiniLMKernels"),
+        .target(name: "CMiniLMKernels", cSettings: miniLMCSettings),
         .target(
             name: "TroveMiniLM", dependencies: ["COpenBLAS", "CMiniLMKernels"], swiftSettings: strict + miniLMSettings),
         .target(
