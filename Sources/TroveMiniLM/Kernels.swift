@@ -3,8 +3,9 @@ import CMiniLMKernels
 /// The encoder's own row loops, written with `SIMD16<Float>` loads and stores on raw pointers: Swift does not
 /// vectorise float reductions (sums, maxima) by itself, since that would reorder additions.
 enum Kernels {
-    /// Whether softmax and GELU run the AVX-512 C versions (CMiniLMKernels): measured 1.3 → 0.56 ns per softmax
-    /// element and ~4× faster GELU than these four-lane SSE2 loops, which stay for other CPUs.
+    /// Whether softmax and GELU run the AVX-512 C versions (CMiniLMKernels) instead of these four-lane SSE2 loops,
+    /// which stay for other CPUs. Measured inside the encoder (one worker, 3 × 96 chunks, ~14 s): softmax
+    /// 1.29 → 0.47 s, GELU 0.92 → 0.32 s.
     static let avx512 = trove_avx512_available()
 
     @inline(__always)
