@@ -13,6 +13,17 @@ let miniLMSettings: [SwiftSetting] =
     Context.packageDirectory.contains("/.build/checkouts/")
     ? [] : [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
+/// Code generation for the AVX-512 build of the encoder's loops (the subsets `CPU.avx512` checks before calling it).
+/// Where unsafe flags are refused (a versioned dependency) it builds for baseline x86-64: slower, still correct.
+#if arch(x86_64)
+let avx512Settings: [SwiftSetting] =
+    Context.packageDirectory.contains("/.build/checkouts/")
+    ? []
+    : [.unsafeFlags(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].flatMap { ["-Xcc", "-m" + $0] })]
+#else
+let avx512Settings: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "Trove",
     products: [
@@ -32,7 +43,12 @@ let package = Package(
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveBLAS", swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
-        .target(name: "TroveMiniLM", dependencies: ["TroveBLAS"], swiftSettings: strict + miniLMSettings),
+        // The encoder's row loops, and the same source files (symbolic links) built for AVX-512, chosen at run time.
+        .target(name: "TroveMiniLMKernels", swiftSettings: strict + miniLMSettings),
+        .target(name: "TroveMiniLMKernelsAVX512", swiftSettings: strict + miniLMSettings + avx512Settings),
+        .target(
+            name: "TroveMiniLM", dependencies: ["TroveBLAS", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX512"],
+            swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
             dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveBLAS", "TroveSearch", "TroveMiniLM"],
@@ -57,7 +73,9 @@ let package = Package(
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "TroveMiniLMTests", dependencies: ["TroveMiniLM"], resources: [.copy("Fixtures")],
+            name: "TroveMiniLMTests",
+            dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX512", "TroveBLAS"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The built-in embedder against the numpy reference (../shared/tools/ollama-standin), in one run on this machine:
 #   1. vectors of 200 cranfield chunks: numpy's vs TroveMiniLM's (cosine), 2. chunks/s and query latency, numpy
-#   then Swift, then numpy again, with OpenBLAS's default kernel and with OPENBLAS_CORETYPE=SkylakeX.
+#   then Swift, then numpy again. Each picks its OpenBLAS kernel itself (numpy's bundled OpenBLAS knows the CPU;
+#   Trove chooses Debian's from the CPU's instruction sets), so OPENBLAS_CORETYPE is left as the caller has it.
 #   Scripts/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
+# STANDIN_PYTHON picks another interpreter than the stand-in's .venv (one with numpy, tokenizers and threadpoolctl,
+# e.g. when the shared folder is read-only); MINILM_MODEL_DIR then points minilm.py at the model files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The shared folder sits beside the repository, or beside its worktrees' folder.
@@ -10,7 +13,7 @@ shared=../shared
 [ -d "$shared" ] || shared=../../shared
 standin=$shared/tools/ollama-standin
 dataset=$shared/datasets/cranfield
-py="$standin/.venv/bin/python"
+py=${STANDIN_PYTHON:-$standin/.venv/bin/python}
 n=${1:-96}
 swift build -c release --product trove-bench >&2
 bench=.build/release/trove-bench
@@ -36,18 +39,14 @@ json.dump([{"text": t, "vector": [float(x) for x in row]} for t, row in zip(chun
 PY
 "$bench" embed --compare "$ref"
 
-for coretype in default SkylakeX; do
-    if [ "$coretype" = default ]; then unset OPENBLAS_CORETYPE; else export OPENBLAS_CORETYPE=$coretype; fi
-    echo "== OpenBLAS kernel: $coretype"
-    # numpy before and after Swift, so that both see the same load; Swift reports the best of 3 runs per thread count.
-    numpy() {
-        for threads in 1 2; do
-            echo "numpy, $threads threads ($1):"
-            "$py" "$standin/bench_embed.py" --dataset "$dataset" --n "$n" --threads "$threads" | sed 's/^/  /'
-        done
-    }
-    numpy before
-    echo "Swift TroveMiniLM:"
-    "$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 | sed 's/^/  /'
-    numpy after
-done
+# numpy before and after Swift, so that both see the same load; Swift reports the best of 3 runs per thread count.
+numpy() {
+    for threads in 1 2; do
+        echo "numpy, $threads threads ($1):"
+        "$py" "$standin/bench_embed.py" --dataset "$dataset" --n "$n" --threads "$threads" | sed 's/^/  /'
+    done
+}
+numpy before
+echo "Swift TroveMiniLM:"
+"$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 | sed 's/^/  /'
+numpy after

@@ -30,7 +30,7 @@ public enum BLASRuntime {
 
     /// Whether OpenBLAS runs its SSE3 kernel on a CPU that could run a faster one (only when the user forced it).
     public static var isSlowKernel: Bool {
-        kernel == "Prescott" && KernelChoice.coreType(forCPUFlags: KernelChoice.cpuFlags()) != nil
+        kernel == "Prescott" && KernelChoice.coreType(forCPUFlags: CPU.flags) != nil
     }
 
     /// OpenBLAS's build description, the kernel in use and why, for benchmark and `doctor` output.

@@ -7,15 +7,10 @@
 /// kernel needs, so Trove asks for the best one they allow; the single-precision kernels behind `SkylakeX` are the
 /// ones OpenBLAS itself uses on every AVX-512 CPU it knows, as `Haswell`'s are on AVX2 ones.
 public enum KernelChoice {
-    /// The flags `SkylakeX` kernels use.
-    static let avx512: Set<Substring> = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
-    /// The flags `Haswell` kernels use.
-    static let avx2: Set<Substring> = ["avx2", "fma"]
-
     /// The `OPENBLAS_CORETYPE` for a CPU with `flags`, or nil to leave the choice to OpenBLAS.
     public static func coreType(forCPUFlags flags: Set<Substring>) -> String? {
-        if flags.isSuperset(of: avx512) { return "SkylakeX" }
-        if flags.isSuperset(of: avx2) { return "Haswell" }
+        if flags.isSuperset(of: CPU.avx512) { return "SkylakeX" }
+        if flags.isSuperset(of: CPU.avx2) { return "Haswell" }
         return nil
     }
 
@@ -34,21 +29,9 @@ public enum KernelChoice {
 
     private static let decision: Decision = {
         if let set = getenv("OPENBLAS_CORETYPE") { return .userSet(String(cString: set)) }
-        guard let coreType = coreType(forCPUFlags: cpuFlags()) else { return .leftToOpenBLAS }
+        guard let coreType = coreType(forCPUFlags: CPU.flags) else { return .leftToOpenBLAS }
         // Kept for child processes too: a `trove` started by this one then runs the same kernel.
         setenv("OPENBLAS_CORETYPE", coreType, 1)
         return .chosen(coreType)
     }()
-
-    /// The first `flags` line of /proc/cpuinfo (every core reports the same), split; empty where unreadable.
-    static func cpuFlags() -> Set<Substring> {
-        guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 8192)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("flags") { return Set(text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })) }
-        }
-        return []
-    }
 }

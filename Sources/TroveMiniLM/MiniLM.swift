@@ -42,6 +42,9 @@ public final class MiniLM: Sendable {
         weights = try Weights(SafeTensors(path: folder + "/model.safetensors"), vocabularySize: tokenizer.vocabularySize)
     }
 
+    /// Which build of the row loops (layer norm, softmax, GELU) runs on this CPU: `AVX-512` or `baseline x86-64`.
+    public static var rowKernels: String { Kernels.avx512 ? "AVX-512" : "baseline x86-64" }
+
     /// Worker threads a run uses by default: one per online CPU.
     public static var defaultThreads: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 

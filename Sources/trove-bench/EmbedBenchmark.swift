@@ -62,7 +62,7 @@ enum EmbedBenchmark {
         print(
             "\(chunks.count) chunks of \(dataset), mean \(String(format: "%.0f", meanTokens)) tokens "
                 + "(\(String(format: "%.1f", flopsPerChunk / meanTokens / 1e6)) MFLOP/token); "
-                + "OpenBLAS kernel \(BLASRuntime.kernel); load average \(loadAverage())")
+                + "OpenBLAS kernel \(BLASRuntime.kernel); row loops \(MiniLM.rowKernels); load average \(loadAverage())")
         _ = model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
         for threads in threadCounts {
             // Ceiling and throughput alternate `repeats` times and the best of each counts: other processes on the

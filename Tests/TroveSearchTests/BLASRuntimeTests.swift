@@ -35,7 +35,7 @@ struct BLASRuntimeTests {
         case .userSet(let value):
             #expect(BLASRuntime.configuration.contains("OPENBLAS_CORETYPE=\(value)"))
         case .leftToOpenBLAS:
-            #expect(KernelChoice.coreType(forCPUFlags: KernelChoice.cpuFlags()) == nil)
+            #expect(KernelChoice.coreType(forCPUFlags: CPU.flags) == nil)
         }
     }
 

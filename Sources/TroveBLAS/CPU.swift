@@ -1,0 +1,24 @@
+@preconcurrency import Glibc
+
+/// What this CPU can run, as the kernel reports it (its flags also say whether the OS saves the wide registers).
+public enum CPU {
+    /// The flags of the first `flags` line of /proc/cpuinfo (every core reports the same); empty where unreadable.
+    public static let flags: Set<Substring> = {
+        guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 8192)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("flags") { return Set(text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })) }
+        }
+        return []
+    }()
+
+    /// The AVX-512 subsets of Skylake-X and every later Intel and AMD AVX-512 CPU: F, CD, BW, DQ, VL.
+    public static let avx512: Set<Substring> = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
+    /// AVX2 with fused multiply-add (Haswell and later).
+    public static let avx2: Set<Substring> = ["avx2", "fma"]
+
+    /// Whether code built for `avx512` runs here.
+    public static var hasAVX512: Bool { flags.isSuperset(of: avx512) }
+}
