@@ -39,7 +39,7 @@ def numpy_p50(n, d, threads, queries):
 def trove_p50(n, d, threads, queries):
     """trove-bench search's blocked top-10 p50 (ms) per thread count."""
     out = subprocess.run(
-        [BENCH, "search", "--sizes", str(n), "--dims", str(d), "--threads", ",".join(map(str, threads)),
+        [BENCH, "search", "--sizes", str(n), "--dims", str(d), "--threads", ",".join(map(str, threads)), "--variants", "exact",
          "--queries", str(queries), "--batch", "10"],
         capture_output=True, text=True, check=True).stdout
     rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith(f"| {n} | {d} ")]

@@ -15,17 +15,21 @@ enum SearchBenchmark {
         var threads = [BLASRuntime.recommendedThreadCount]
         var seed: UInt64 = 0x7E0F_5EED
         var blockRows = VectorSearcher.defaultBlockRows
+        /// Only the exact blocked scan, queries back to back per thread count, as numpy's loop runs: the interleaved
+        /// variants otherwise evict the matrix from the last-level cache between two exact scans.
+        var exactOnly = false
     }
 
     static let help = """
         usage: trove-bench search [--sizes 10000,100000] [--dims 384,768] [--queries 200] [--batch 100]
-                                  [--k 10] [--threads 1,2] [--block-rows 16384] [--seed N]
+                                  [--k 10] [--threads 1,2] [--block-rows 16384] [--seed N] [--variants all|exact]
 
         Ranks synthetic unit vectors (fixed seed) and prints a Markdown table to stdout:
         single-query top-k latency (p50, p95) with blocked scoring (--block-rows, default 16 Ki) and unblocked (one sgemv over N),
         effective GB/s of the matrix scan, batch throughput via sgemm, a naive Swift loop at N <= 10000, and the opt-in
         int8 scan with exact rescoring of the best 100 (p50 and recall@k against exact).
-        Variants run interleaved query by query so a noisy machine hits them alike.
+        Variants run interleaved query by query so a noisy machine hits them alike; `--variants exact` times only the
+        exact scan, query after query, the way a peer's loop (numpy) runs (other columns show —).
 
         """
 
@@ -52,8 +56,9 @@ enum SearchBenchmark {
             case ("--k", _, let v?): options.k = v
             case ("--block-rows", _, let v?): options.blockRows = v
             case ("--seed", _, _) where UInt64(value) != nil: options.seed = UInt64(value)!
+            case ("--variants", _, _) where value == "all" || value == "exact": options.exactOnly = value == "exact"
             case ("--sizes", _, _), ("--dims", _, _), ("--threads", _, _), ("--queries", _, _), ("--batch", _, _),
-                ("--k", _, _), ("--seed", _, _), ("--block-rows", _, _):
+                ("--k", _, _), ("--seed", _, _), ("--block-rows", _, _), ("--variants", _, _):
                 return usageError("bad value '\(value)' for \(flag)")
             default: return usageError("unknown option '\(flag)'")
             }
@@ -108,6 +113,7 @@ enum SearchBenchmark {
         BLASRuntime.setThreadCount(options.threads[0])
         let warm = time { for q in queries.prefix(5) { sink += Double(searcher.search(query: q, k: k)[0].score) } } / 5
         let timed = min(options.queries, max(15, Int(6 / max(warm, 1e-9) / 2)))
+        if options.exactOnly { return measureExact(searcher, queries: queries, timed: timed, options: options) }
         let withNaive = n <= 10_000
 
         var blocked = Array(repeating: [Double](), count: options.threads.count)
@@ -168,6 +174,31 @@ enum SearchBenchmark {
         return result
     }
 
+    /// The exact blocked scan alone, `timed` queries back to back for each thread count.
+    static func measureExact(_ searcher: VectorSearcher, queries: [[Float]], timed: Int, options: Options) -> [Row] {
+        var sink: Float = 0
+        let rows = options.threads.map { threads in
+            BLASRuntime.setThreadCount(threads)
+            let times = (0..<timed).map { i in
+                time {
+                    let q = queries[i % queries.count]
+                    sink += searcher.rank(query: q, k: options.k, minScore: -.infinity, allowed: nil, blockRows: options.blockRows)[0].score
+                }
+            }
+            var row = Row(n: searcher.matrix.count, d: searcher.matrix.dimension, threads: threads, timedQueries: timed)
+            row.p50 = percentile(times, 0.5)
+            row.p95 = percentile(times, 0.95)
+            row.unblockedP50 = .nan
+            row.batchQPS = .nan
+            row.int8P50 = .nan
+            row.int8Recall = .nan
+            return row
+        }
+        BLASRuntime.setThreadCount(options.threads[0])
+        if sink.isNaN { fputs("", stderr) }
+        return rows
+    }
+
     /// The scalar Swift reference: score every row in a plain loop, sort all of them.
     static func naiveSearch(_ matrix: VectorMatrix, _ query: [Float], k: Int) -> [ScoredRow] {
         let d = matrix.dimension
@@ -221,7 +252,7 @@ enum SearchBenchmark {
 
     /// `value` with `digits` decimals (Foundation-free, so the bench stays on TroveSearch and Glibc).
     static func fmt(_ value: Double, _ digits: Int) -> String {
-        guard value.isFinite else { return "\(value)" }
+        guard value.isFinite else { return value.isNaN ? "—" : "\(value)" }
         var scale = 1
         for _ in 0..<digits { scale *= 10 }
         let scaled = Int((abs(value) * Double(scale)).rounded())
