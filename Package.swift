@@ -13,16 +13,18 @@ let miniLMSettings: [SwiftSetting] =
     Context.packageDirectory.contains("/.build/checkouts/")
     ? [] : [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
-/// Code generation for the AVX-512 build of the encoder's loops (the subsets `CPU.avx512` checks before calling it).
-/// Where unsafe flags are refused (a versioned dependency) it builds for baseline x86-64: slower, still correct.
-#if arch(x86_64)
-let avx512Settings: [SwiftSetting] =
-    Context.packageDirectory.contains("/.build/checkouts/")
-    ? []
-    : [.unsafeFlags(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].flatMap { ["-Xcc", "-m" + $0] })]
-#else
-let avx512Settings: [SwiftSetting] = []
-#endif
+/// Code generation for the AVX2 and AVX-512 builds of the encoder's loops (the sets `CPU.avx2` and `CPU.avx512` that
+/// are checked before calling them). Where unsafe flags are refused (a versioned dependency) they build for baseline
+/// x86-64: slower, still correct.
+func instructionSets(_ sets: [String]) -> [SwiftSetting] {
+    #if arch(x86_64)
+    Context.packageDirectory.contains("/.build/checkouts/") ? [] : [.unsafeFlags(sets.flatMap { ["-Xcc", "-m" + $0] })]
+    #else
+    []
+    #endif
+}
+let avx2Settings = instructionSets(["avx2", "fma"])
+let avx512Settings = instructionSets(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"])
 
 let package = Package(
     name: "Trove",
@@ -43,11 +45,14 @@ let package = Package(
         .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "TroveBLAS", swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
-        // The encoder's row loops, and the same source files (symbolic links) built for AVX-512, chosen at run time.
+        // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
+        // best build the CPU runs is chosen at run time.
         .target(name: "TroveMiniLMKernels", swiftSettings: strict + miniLMSettings),
+        .target(name: "TroveMiniLMKernelsAVX2", swiftSettings: strict + miniLMSettings + avx2Settings),
         .target(name: "TroveMiniLMKernelsAVX512", swiftSettings: strict + miniLMSettings + avx512Settings),
         .target(
-            name: "TroveMiniLM", dependencies: ["TroveBLAS", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX512"],
+            name: "TroveMiniLM",
+            dependencies: ["TroveBLAS", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512"],
             swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
@@ -74,7 +79,7 @@ let package = Package(
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveMiniLMTests",
-            dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX512", "TroveBLAS"],
+            dependencies: ["TroveMiniLM", "TroveMiniLMKernels"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),

@@ -21,4 +21,6 @@ public enum CPU {
 
     /// Whether code built for `avx512` runs here.
     public static var hasAVX512: Bool { flags.isSuperset(of: avx512) }
+    /// Whether code built for `avx2` runs here.
+    public static var hasAVX2: Bool { flags.isSuperset(of: avx2) }
 }

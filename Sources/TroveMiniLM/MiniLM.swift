@@ -31,9 +31,14 @@ public final class MiniLM: Sendable {
     // Serialises runs: OpenBLAS's thread count is process-wide and is set to 1 for the duration of a run.
     private let running = Mutex(())
 
-    /// Loads `model.safetensors` and `vocab.txt` from `folder`.
-    public init(folder: String) throws {
+    /// The build of the row loops (layer norm, softmax, GELU) this model runs: by default the widest this CPU runs.
+    public let rowKernels: Kernels.Build
+
+    /// Loads `model.safetensors` and `vocab.txt` from `folder`; `rowKernels` other than the default is for benchmarks.
+    public init(folder: String, rowKernels: Kernels.Build = Kernels.build) throws {
+        precondition(rowKernels.isSupported, "this CPU cannot run the \(rowKernels.rawValue) row loops")
         self.folder = folder
+        self.rowKernels = rowKernels
         for file in Self.files where !FileManager.default.fileExists(atPath: folder + "/" + file) {
             throw MiniLMError(
                 .missingFile, "the built-in model is not installed: \(folder)/\(file) is missing — run Scripts/install-model.sh")
@@ -42,8 +47,6 @@ public final class MiniLM: Sendable {
         weights = try Weights(SafeTensors(path: folder + "/model.safetensors"), vocabularySize: tokenizer.vocabularySize)
     }
 
-    /// Which build of the row loops (layer norm, softmax, GELU) runs on this CPU: `AVX-512` or `baseline x86-64`.
-    public static var rowKernels: String { Kernels.avx512 ? "AVX-512" : "baseline x86-64" }
 
     /// Worker threads a run uses by default: one per online CPU.
     public static var defaultThreads: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -117,7 +120,7 @@ public final class MiniLM: Sendable {
         }
         Kernels.layerNorm(
             h.pointer, rows: total, bias: nil, residual: nil, weight: weights.embeddingNorm.weight,
-            shift: weights.embeddingNorm.bias, epsilon: Self.epsilon)
+            shift: weights.embeddingNorm.bias, epsilon: Self.epsilon, build: rowKernels)
 
         // 1/√32, times log₂e: the softmax then takes powers of 2, which are cheaper than e^x.
         let scale = 1.442_695_04 / Float(Self.headSize).squareRoot()
@@ -133,7 +136,8 @@ public final class MiniLM: Sendable {
                         CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(n), Int32(Self.headSize), scale,
                         qkv.pointer + column, Int32(d3), qkv.pointer + column + d, Int32(d3), 0, scores.pointer,
                         Int32(n))
-                    Kernels.softmaxRows(scores.pointer, rows: n, columns: n, stride: n, inverseSums: inverseSums.pointer)
+                    Kernels.softmaxRows(scores.pointer, rows: n, columns: n, stride: n, inverseSums: inverseSums.pointer,
+                        build: rowKernels)
                     let out = context.pointer + offset * d + head * Self.headSize
                     BLAS.sgemm(
                         CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(n), Int32(Self.headSize), Int32(n), 1,
@@ -146,19 +150,19 @@ public final class MiniLM: Sendable {
             gemm(context.pointer, rows: total, inner: d, layer.output.weight, outer: d, into: attention.pointer, beta: 0)
             Kernels.layerNorm(
                 attention.pointer, rows: total, bias: layer.output.bias, residual: h.pointer,
-                weight: layer.attentionNorm.weight, shift: layer.attentionNorm.bias, epsilon: Self.epsilon)
+                weight: layer.attentionNorm.weight, shift: layer.attentionNorm.bias, epsilon: Self.epsilon, build: rowKernels)
             // Feed-forward in row blocks; the result plus residual lands in h.
             var start = 0
             while start < total {
                 let rows = min(Self.feedForwardRows, total - start)
                 let block = attention.pointer + start * d
                 gemm(block, rows: rows, inner: d, layer.intermediate.weight, outer: Self.intermediate, into: middle.pointer, beta: 0)
-                Kernels.biasGELU(middle.pointer, rows: rows, width: Self.intermediate, bias: layer.intermediate.bias)
+                Kernels.biasGELU(middle.pointer, rows: rows, width: Self.intermediate, bias: layer.intermediate.bias, build: rowKernels)
                 let out = h.pointer + start * d
                 gemm(middle.pointer, rows: rows, inner: Self.intermediate, layer.feedForward.weight, outer: d, into: out, beta: 0)
                 Kernels.layerNorm(
                     out, rows: rows, bias: layer.feedForward.bias, residual: block, weight: layer.outputNorm.weight,
-                    shift: layer.outputNorm.bias, epsilon: Self.epsilon)
+                    shift: layer.outputNorm.bias, epsilon: Self.epsilon, build: rowKernels)
                 start += rows
             }
         }

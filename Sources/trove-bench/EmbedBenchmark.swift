@@ -9,7 +9,7 @@ import TroveBLAS
 enum EmbedBenchmark {
     static let usage = """
         usage: trove-bench embed [--dataset DIR] [--n CHUNKS] [--tokens T] [--batch B] [--threads 1,2] [--repeat R] \
-        [--model-folder DIR] [--compare FILE]
+        [--model-folder DIR] [--compare FILE] [--row-loops baseline|avx2|avx512]
         """
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -37,6 +37,7 @@ enum EmbedBenchmark {
         var folder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
         var compare: String?
         var repeats = 3
+        var rowLoops = Kernels.build
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             guard let value = rest.popFirst() else { throw BenchmarkUsage(usage) }
@@ -49,10 +50,15 @@ enum EmbedBenchmark {
             case "--model-folder": folder = value
             case "--compare": compare = value
             case "--repeat": repeats = max(1, Int(value) ?? repeats)
+            case "--row-loops":
+                // Another build than the widest, to measure what the wide ones gain.
+                let builds: [String: Kernels.Build] = ["baseline": .baseline, "avx2": .avx2, "avx512": .avx512]
+                guard let build = builds[value], build.isSupported else { throw BenchmarkUsage(usage) }
+                rowLoops = build
             default: throw BenchmarkUsage(usage)
             }
         }
-        let model = try MiniLM(folder: folder)
+        let model = try MiniLM(folder: folder, rowKernels: rowLoops)
         if let compare { return try compareVectors(model, reference: compare) }
 
         let chunks = try makeChunks(model.tokenizer, dataset: dataset, count: count, tokens: tokens)
@@ -62,7 +68,7 @@ enum EmbedBenchmark {
         print(
             "\(chunks.count) chunks of \(dataset), mean \(String(format: "%.0f", meanTokens)) tokens "
                 + "(\(String(format: "%.1f", flopsPerChunk / meanTokens / 1e6)) MFLOP/token); "
-                + "OpenBLAS kernel \(BLASRuntime.kernel); row loops \(MiniLM.rowKernels); load average \(loadAverage())")
+                + "OpenBLAS kernel \(BLASRuntime.kernel); row loops \(model.rowKernels.rawValue); load average \(loadAverage())")
         _ = model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
         for threads in threadCounts {
             // Ceiling and throughput alternate `repeats` times and the best of each counts: other processes on the

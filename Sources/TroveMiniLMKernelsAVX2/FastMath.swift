@@ -1,0 +1,1 @@
+../TroveMiniLMKernels/FastMath.swift

@@ -1,0 +1,1 @@
+../TroveMiniLMKernels/RowKernels.swift
