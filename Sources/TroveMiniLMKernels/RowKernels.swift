@@ -1,6 +1,7 @@
 /// The encoder's own row loops, written with `SIMD16<Float>` loads and stores on raw pointers: Swift does not
 /// vectorise float reductions (sums, maxima) by itself, since that would reorder additions. This file is built
-/// twice: here for baseline x86-64, and as `TroveMiniLMKernelsAVX512` (a symbolic link) for AVX-512.
+/// three times: here for baseline x86-64, and through symbolic links as `TroveMiniLMKernelsAVX2` and
+/// `TroveMiniLMKernelsAVX512`; `TroveMiniLM.Kernels` calls the widest build the CPU runs.
 public enum RowKernels {
     @inline(__always)
     static func load(_ p: UnsafePointer<Float>) -> SIMD16<Float> {
