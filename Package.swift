@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 language mode comes from the tools version.
@@ -7,18 +7,15 @@ let strict: [SwiftSetting] = [
 ]
 
 /// The encoder is optimised even in our debug builds: unoptimised SIMD and loops make it ~50x slower, too slow for
-/// the semantic tests. SwiftPM refuses unsafe flags in a package used as a versioned dependency, so the flag is only
-/// set when this package is built as the root, not from another package's `.build/checkouts`.
-let miniLMSettings: [SwiftSetting] =
-    Context.packageDirectory.contains("/.build/checkouts/")
-    ? [] : [.unsafeFlags(["-O"], .when(configuration: .debug))]
+/// the semantic tests. Since tools version 6.2 SwiftPM accepts unsafe flags in a package used as a versioned
+/// dependency, so they need no condition on where the package sits.
+let miniLMSettings: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 /// Code generation for the AVX2 and AVX-512 builds of the encoder's loops (the sets `CPU.avx2` and `CPU.avx512` that
-/// are checked before calling them). Where unsafe flags are refused (a versioned dependency) they build for baseline
-/// x86-64: slower, still correct.
+/// are checked before calling them).
 func instructionSets(_ sets: [String]) -> [SwiftSetting] {
     #if arch(x86_64)
-    Context.packageDirectory.contains("/.build/checkouts/") ? [] : [.unsafeFlags(sets.flatMap { ["-Xcc", "-m" + $0] })]
+    [.unsafeFlags(sets.flatMap { ["-Xcc", "-m" + $0] })]
     #else
     []
     #endif
@@ -59,17 +56,27 @@ let package = Package(
             dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveBLAS", "TroveSearch", "TroveMiniLM"],
             swiftSettings: strict
         ),
-        .target(name: "TroveCLI", dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveBLAS", "TroveMiniLM"], swiftSettings: strict),
+        // Declared options, parsing, help, completions and man page: shared by trove and trove-bench.
+        .target(name: "TroveArguments", swiftSettings: strict),
+        // The git commit and build date Scripts/install.sh passes in with -Xcc -D.
+        .target(name: "CBuildInfo"),
+        .target(
+            name: "TroveCLI",
+            dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveBLAS", "TroveMiniLM", "TroveArguments", "CBuildInfo"],
+            swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
         // The README's Ollama examples, compiled with everything else so they cannot rot.
         .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
-            dependencies: ["TroveKit", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM"],
+            dependencies: ["TroveKit", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM", "TroveArguments"],
             swiftSettings: strict
         ),
 
-        .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport", swiftSettings: strict),
+        // The fake Ollama server (real HTTP on loopback), temporary folders and a seeded generator: for the tests and
+        // for trove-bench, so it lives with the sources.
+        .target(name: "TroveTestSupport", swiftSettings: strict),
+        .testTarget(name: "TroveArgumentsTests", dependencies: ["TroveArguments"], swiftSettings: strict),
         .testTarget(
             name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],
             resources: [.copy("Fixtures")],

@@ -8,7 +8,7 @@ struct AskCommand: Command {
     static let name = "ask"
     static let abstract = "Answer a question from your documents with a local chat model, citing its sources."
     static let usage = "trove ask [options] QUESTION…"
-    static let details = """
+    static let discussion = """
         Retrieves the passages that best match the question, gives the best that fit the chat model's context
         to it as numbered, quoted sources, streams the answer, then lists the sources it cited as
         [n] path:start-end. Citations are checked: a number that matches no source is flagged, never listed.
@@ -17,20 +17,13 @@ struct AskCommand: Command {
         Without a chat model — Ollama not running, or the default model not pulled — it answers in extractive
         mode instead: the best passages themselves, cited and quoted, labelled as such (a note on stderr says
         why and how to get a written answer). A chat model you named that cannot be used is an error.
-
-        Options:
-          --chat-model NAME   chat model (default: $TROVE_CHAT_MODEL, else llama3.2)
-          -n, --limit N       passages to retrieve before packing (default 8)
-          --min-score S       a passage covers the question from this vector score on (default 0.25)
-          --allow-general     ask the model even when no passage covers the question
-          --temperature T     sampling temperature (model default otherwise)
-          --seed N            seed for reproducible sampling
-          --system FILE       use the system prompt in FILE instead of the built-in one
-          --no-stream         print the answer when complete instead of as it is written
-          --extractive        answer with the best passages themselves; no chat model is asked
-          --json              print {answer, sources, model, prompt_tokens, truncated, …} when done
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [
+        OptionGroup(
+            "Options",
+            [chatModel] + ChatOptionsParser.options + [noStream, extractive, json] + CommonOptions.options)
+    ]
+    static let epilogue = """
         Ctrl-C stops the answer (what was written is kept) and exits 130.
 
         Examples:
@@ -38,6 +31,13 @@ struct AskCommand: Command {
           trove ask --chat-model qwen3:4b --json "what did we decide about the march outage?"
           trove ask --extractive "where is the vpn config?"
         """
+
+    static let chatModel = Option(
+        "--chat-model", value: "NAME", help: "chat model", default: "$TROVE_CHAT_MODEL, else llama3.2")
+    static let noStream = Option("--no-stream", help: "print the answer when complete instead of as it is written")
+    static let extractive = Option(
+        "--extractive", help: "answer with the best passages themselves; no chat model is asked")
+    static let json = Option("--json", help: "print {answer, sources, model, prompt_tokens, truncated, …} when done")
 
     var common: CommonOptions
     var options: AskOptions
@@ -49,13 +49,13 @@ struct AskCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        chatModelFlag = try arguments.value("--chat-model")
+        chatModelFlag = arguments.value(Self.chatModel)
         options = AskOptions(chatModel: "")
         try ChatOptionsParser.parse(&arguments, into: &options)
-        stream = !arguments.flag("--no-stream")
-        json = arguments.flag("--json")
-        extractive = arguments.flag("--extractive")
-        question = try arguments.positionals().joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        stream = !arguments.flag(Self.noStream)
+        json = arguments.flag(Self.json)
+        extractive = arguments.flag(Self.extractive)
+        question = arguments.operands.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !question.isEmpty else { throw UsageError("what is the question? give a QUESTION") }
     }
 
@@ -122,18 +122,28 @@ extension OllamaError {
 
 /// Options `ask` and `chat` share.
 enum ChatOptionsParser {
+    static let limit = Option(
+        "--limit", short: "-n", value: "N", .integer(min: 1), help: "passages to retrieve before packing", default: "8")
+    static let minScore = Option(
+        "--min-score", value: "S", .number(-1...1), help: "a passage covers the question from this vector score on",
+        default: "0.25")
+    static let allowGeneral = Option(
+        "--allow-general", help: "ask the model even when no passage covers the question")
+    static let temperature = Option(
+        "--temperature", value: "T", .number(0...2), help: "sampling temperature",
+        default: "the config file's chat_temperature, else the model's")
+    static let seed = Option("--seed", value: "N", .integer(min: 0), help: "seed for reproducible sampling")
+    static let system = Option(
+        "--system", value: "FILE", .file, help: "use the system prompt in FILE instead of the built-in one")
+    static let options = [limit, minScore, allowGeneral, temperature, seed, system]
+
     static func parse(_ arguments: inout Arguments, into options: inout AskOptions) throws {
-        if let limit = try arguments.integer("-n", "--limit", minimum: 1) { options.limit = limit }
-        if let score = try arguments.cosine("--min-score") { options.minScore = score }
-        options.allowGeneral = arguments.flag("--allow-general")
-        if let text = try arguments.value("--temperature") {
-            guard let value = Double(text), value >= 0, value <= 2 else {
-                throw UsageError("--temperature expects a number from 0 to 2, got '\(text)'")
-            }
-            options.temperature = value
-        }
-        if let seed = try arguments.integer("--seed", minimum: 0) { options.seed = seed }
-        if let file = try arguments.value("--system") {
+        if let limit = arguments.integer(Self.limit) { options.limit = limit }
+        if let score = arguments.number(Self.minScore) { options.minScore = Float(score) }
+        options.allowGeneral = arguments.flag(Self.allowGeneral)
+        options.temperature = arguments.number(Self.temperature)
+        if let seed = arguments.integer(Self.seed) { options.seed = seed }
+        if let file = arguments.value(Self.system) {
             do {
                 options.systemPrompt = try String(contentsOfFile: file, encoding: .utf8)
             } catch {

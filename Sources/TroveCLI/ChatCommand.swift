@@ -8,7 +8,7 @@ struct ChatCommand: Command {
     static let name = "chat"
     static let abstract = "Talk with your documents: follow-up questions, cited answers, history kept in the index."
     static let usage = "trove chat [options]"
-    static let details = """
+    static let discussion = """
         Reads questions line by line (from the terminal or a pipe) and answers each like `trove ask`.
         Follow-ups are searched together with the previous question. The history sent back to the model is kept
         within a quarter of its context window (oldest turns dropped first); all of it stays stored in the
@@ -21,18 +21,18 @@ struct ChatCommand: Command {
           /k N            retrieve N passages per question
           /save [NAME]    save the conversation (under NAME: a copy)
           /exit           leave (also Ctrl-D)
-
-        Options:
-          --session NAME      resume or start the named conversation (default: default)
-          --chat-model NAME   chat model (default: the session's, else $TROVE_CHAT_MODEL, else llama3.2)
-          -n, --limit N       passages to retrieve per question (default 8)
-          --min-score S       a passage covers the question from this vector score on (default 0.25)
-          --allow-general     answer even when no passage covers the question
-          --temperature T, --seed N, --system FILE   as for trove ask
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [
+        OptionGroup("Options", [session, chatModel] + ChatOptionsParser.options + CommonOptions.options)
+    ]
+    static let epilogue = """
         Ctrl-C stops the answer being written and returns to the prompt; at the prompt it leaves.
         """
+
+    static let session = Option(
+        "--session", value: "NAME", help: "resume or start the named conversation", default: "default")
+    static let chatModel = Option(
+        "--chat-model", value: "NAME", help: "chat model", default: "the session's, else $TROVE_CHAT_MODEL, else llama3.2")
 
     var common: CommonOptions
     var session: String
@@ -41,12 +41,13 @@ struct ChatCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        session = try arguments.value("--session") ?? "default"
-        chatModelFlag = try arguments.value("--chat-model")
+        session = arguments.value(Self.session) ?? "default"
+        chatModelFlag = arguments.value(Self.chatModel)
         options = AskOptions(chatModel: "")
         try ChatOptionsParser.parse(&arguments, into: &options)
-        let extra = try arguments.positionals()
-        if let first = extra.first { throw UsageError("unexpected argument '\(first)' — type questions after starting") }
+        if let first = arguments.operands.first {
+            throw UsageError("unexpected argument '\(first)' — type questions after starting")
+        }
     }
 
     func run(_ console: Console) async throws -> Int32 {

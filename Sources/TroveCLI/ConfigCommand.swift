@@ -6,7 +6,7 @@ struct ConfigCommand: Command {
     static let name = "config"
     static let abstract = "Show the effective settings and where each comes from (flag, environment, file, default)."
     static let usage = "trove config [--json] [options]"
-    static let details = """
+    static let discussion = """
         Settings come from flags, then the environment, then the config file, then built-in defaults.
         The config file is $TROVE_CONFIG, else $XDG_CONFIG_HOME/trove/config.json, else ~/.config/trove/config.json:
         a JSON object with any of these keys:
@@ -23,14 +23,14 @@ struct ConfigCommand: Command {
           {"ollama_url": "http://gpu-box:11434", "chat_model": "qwen2.5:7b", "search_limit": 5}
 
         The API key ($OLLAMA_API_KEY or --api-key) is never read from or written to the file.
-
-        Options:
-          --json              one JSON object: key → {value, source}
-          --model NAME        show the effect of --model
-          --chat-model NAME   show the effect of --chat-model
-          --api-key KEY       show the effect of --api-key (the key itself is never shown)
-        \(CommonOptions.help)
         """
+    static let optionGroups = [OptionGroup("Options", [json, model, chatModel, apiKey] + CommonOptions.options)]
+
+    static let json = Option("--json", help: "one JSON object: key → {value, source}")
+    static let model = Option("--model", value: "NAME", help: "show the effect of --model")
+    static let chatModel = Option("--chat-model", value: "NAME", help: "show the effect of --chat-model")
+    static let apiKey = Option(
+        "--api-key", value: "KEY", help: "show the effect of --api-key (the key itself is never shown)")
 
     var common: CommonOptions
     var json: Bool
@@ -40,11 +40,11 @@ struct ConfigCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        json = arguments.flag("--json")
-        model = try arguments.value("--model")
-        chatModel = try arguments.value("--chat-model")
-        apiKey = try arguments.value("--api-key")
-        if let extra = try arguments.positionals().first { throw UsageError("unexpected argument '\(extra)'") }
+        json = arguments.flag(Self.json)
+        model = arguments.value(Self.model)
+        chatModel = arguments.value(Self.chatModel)
+        apiKey = arguments.value(Self.apiKey)
+        try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {

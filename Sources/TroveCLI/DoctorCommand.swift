@@ -7,14 +7,14 @@ struct DoctorCommand: Command {
     static let name = "doctor"
     static let abstract = "Check Ollama, the embedding model, the built-in model, SQLite FTS5, BLAS and the index; print a fix for each problem."
     static let usage = "trove doctor [options]"
-    static let details = """
-        Prints one line per check and exits 1 when any check fails.
+    static let discussion = "Prints one line per check and exits 1 when any check fails."
+    static let optionGroups = [OptionGroup("Options", [model, chatModel] + CommonOptions.options)]
 
-        Options:
-          --model NAME        embedding model to check (default: the index's, else $TROVE_EMBED_MODEL, else nomic-embed-text)
-          --chat-model NAME   also check a chat model: pulled, able to chat, its context length
-        \(CommonOptions.help)
-        """
+    static let model = Option(
+        "--model", value: "NAME", help: "embedding model to check",
+        default: "the index's, else $TROVE_EMBED_MODEL, else nomic-embed-text")
+    static let chatModel = Option(
+        "--chat-model", value: "NAME", help: "also check a chat model: pulled, able to chat, its context length")
 
     var common: CommonOptions
     var model: String?
@@ -22,10 +22,9 @@ struct DoctorCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        model = try arguments.value("--model")
-        chatModel = try arguments.value("--chat-model")
-        let extra = try arguments.positionals()
-        if let first = extra.first { throw UsageError("unexpected argument '\(first)'") }
+        model = arguments.value(Self.model)
+        chatModel = arguments.value(Self.chatModel)
+        try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {

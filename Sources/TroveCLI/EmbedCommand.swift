@@ -6,19 +6,22 @@ struct EmbedCommand: Command {
     static let name = "embed"
     static let abstract = "Print the embedding vector of each TEXT as one JSON line."
     static let usage = "trove embed [options] TEXT…"
-    static let details = """
+    static let discussion = """
         Prints {"embedder", "model", "text", "vector"} per TEXT, in order. Vectors have unit length.
-
-        Options:
-          --embedder KIND     ollama or builtin (default: $TROVE_EMBEDDER, else ollama)
-          --model NAME        embedding model (default: builtin's all-minilm-l6-v2, else $TROVE_EMBED_MODEL, else
-                              nomic-embed-text)
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [OptionGroup("Options", [embedder, model] + CommonOptions.options)]
+    static let epilogue = """
         Examples:
           trove embed --embedder builtin "why is the sky blue?"
           trove embed --embedder ollama --model all-minilm "why is the sky blue?"
         """
+
+    static let embedder = Option(
+        "--embedder", value: "KIND", IndexCommand.embedder.value, help: "what embeds the text",
+        default: "$TROVE_EMBEDDER, else ollama")
+    static let model = Option(
+        "--model", value: "NAME", help: "embedding model",
+        default: "builtin's all-minilm-l6-v2, else $TROVE_EMBED_MODEL, else nomic-embed-text")
 
     var common: CommonOptions
     var embedderKind: String?
@@ -27,9 +30,9 @@ struct EmbedCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        embedderKind = try arguments.value("--embedder")
-        model = try arguments.value("--model")
-        texts = try arguments.positionals()
+        embedderKind = arguments.value(Self.embedder)
+        model = arguments.value(Self.model)
+        texts = arguments.operands
         guard !texts.isEmpty else { throw UsageError("what should I embed? give one or more TEXT arguments") }
     }
 

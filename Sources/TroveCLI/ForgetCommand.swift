@@ -8,23 +8,23 @@ struct ForgetCommand: Command {
     static let name = "forget"
     static let abstract = "Remove folders from the index (the files themselves are not touched)."
     static let usage = "trove forget [options] FOLDER…"
-    static let details = """
+    static let discussion = """
         Removes each FOLDER (as listed by trove status) with all its documents, passages and vectors.
         The index file keeps its size until: trove vacuum
-
-        Options:
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [OptionGroup("Options", CommonOptions.options)]
+    static let epilogue = """
         Examples:
           trove forget ~/old-notes
         """
+    static let operands = Option.Value.folder
 
     var common: CommonOptions
     var folders: [String]
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        folders = try arguments.positionals()
+        folders = arguments.operands
         if folders.isEmpty { throw UsageError("name the folder to forget, e.g. trove forget ~/old-notes") }
     }
 
@@ -50,20 +50,17 @@ struct VacuumCommand: Command {
     static let name = "vacuum"
     static let abstract = "Compact the index file after large deletions (forget, removed files)."
     static let usage = "trove vacuum [options]"
-    static let details = """
+    static let discussion = """
         Rewrites the index without its free pages and folds the write-ahead log into it. Searches may run
         meanwhile; an index run must not.
-
-        Options:
-        \(CommonOptions.help)
         """
+    static let optionGroups = [OptionGroup("Options", CommonOptions.options)]
 
     var common: CommonOptions
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        let extra = try arguments.positionals()
-        if let first = extra.first { throw UsageError("unexpected argument '\(first)'") }
+        try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {

@@ -8,27 +8,17 @@ struct IndexCommand: Command {
     static let name = "index"
     static let abstract = "Index folders of documents for search (again: only what changed is re-embedded)."
     static let usage = "trove index [options] [FOLDER…]"
-    static let details = """
+    static let discussion = """
         With no FOLDER, refreshes every folder the index already holds. A rerun re-embeds only chunks whose
         text changed; an edited, moved or copied file reuses the vectors of its unchanged passages.
-
-        Options:
-          --embedder KIND     ollama or builtin (all-minilm-l6-v2 in-process, no server; default: the index's,
-                              else $TROVE_EMBEDDER, else ollama)
-          --model NAME        embedding model (default: $TROVE_EMBED_MODEL, else nomic-embed-text)
-          --include GLOB      index only files matching GLOB (repeatable), e.g. '*.md' or 'docs/**'
-          --exclude GLOB      skip files and folders matching GLOB (repeatable)
-          --max-file-size N   skip files larger than N bytes (suffix k, M, G; default 10M)
-          --batch N           chunks per embedding request (default \(IndexOptions.defaultBatchSize))
-          --jobs N            embedding requests in flight at once (default \(IndexOptions.defaultJobs))
-          --retries N         retries of a failed request: connection, timeout, busy, 5xx (default 3)
-          --reembed           rebuild every vector with the model as it is now (after ollama pull, or with
-                              another --model); searches use the old vectors until the new set is complete
-          --json              print the summary as JSON
-          -q, --quiet         no progress, no warnings: only the summary
-          -v, --verbose       one line per document written, refreshed or removed
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [
+        OptionGroup(
+            "Options",
+            [embedder, model, include, exclude, maxFileSize, batch, jobs, retries, retryBaseMs, reembed, json, quiet,
+             verbose] + CommonOptions.options)
+    ]
+    static let epilogue = """
         Honours .gitignore and .troveignore files; skips .git, node_modules, .build and hidden folders.
         Each batch is saved in one transaction: Ctrl-C finishes the batch, prints what was done and exits 130,
         and the next run resumes. If Ollama goes away, the run stops after saving the work finished so far.
@@ -38,6 +28,41 @@ struct IndexCommand: Command {
           trove index --include '*.md' --exclude 'archive/**' ~/notes
           trove index --reembed
         """
+    static let operands = Option.Value.folder
+
+    static let embedder = Option(
+        "--embedder", value: "KIND",
+        .choice([
+            Option.Choice("ollama", "an embedding model served by Ollama"),
+            Option.Choice("builtin", "all-minilm-l6-v2 in-process, no server"),
+        ]), help: "what embeds the passages", default: "the index's, else $TROVE_EMBEDDER, else ollama")
+    static let model = Option(
+        "--model", value: "NAME", help: "embedding model", default: "$TROVE_EMBED_MODEL, else nomic-embed-text")
+    static let include = Option(
+        "--include", value: "GLOB", help: "index only files matching GLOB, e.g. '*.md' or 'docs/**'", repeatable: true)
+    static let exclude = Option(
+        "--exclude", value: "GLOB", help: "skip files and folders matching GLOB", repeatable: true)
+    static let maxFileSize = Option(
+        "--max-file-size", value: "N", .size, help: "skip files larger than N bytes; suffix k, M or G for KiB, MiB, GiB", default: "10M")
+    static let batch = Option(
+        "--batch", value: "N", .integer(min: 1), help: "chunks per embedding request",
+        default: "\(IndexOptions.defaultBatchSize)")
+    static let jobs = Option(
+        "--jobs", value: "N", .integer(min: 1), help: "embedding requests in flight at once",
+        default: "\(IndexOptions.defaultJobs)")
+    static let retries = Option(
+        "--retries", value: "N", .integer(min: 0),
+        help: "retries of a failed request: connection, timeout, busy, 5xx", default: "3")
+    /// For tests of the retry path: the default half-second backoff would make them slow.
+    static let retryBaseMs = Option(
+        "--retry-base-ms", value: "MS", .integer(min: 0), help: "first retry delay", hidden: true)
+    static let reembed = Option(
+        "--reembed",
+        help: "rebuild every vector with the model as it is now (after ollama pull, or with another --model); "
+            + "searches use the old vectors until the new set is complete")
+    static let json = Option("--json", help: "print the summary as JSON")
+    static let quiet = Option("--quiet", short: "-q", help: "no progress, no warnings: only the summary")
+    static let verbose = Option("--verbose", short: "-v", help: "one line per document written, refreshed or removed")
 
     var common: CommonOptions
     var model: String?
@@ -46,6 +71,7 @@ struct IndexCommand: Command {
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
     var retries = 3
+    var retryBaseDelay: Duration?
     var reembed: Bool
     var json: Bool
     var quiet: Bool
@@ -54,19 +80,20 @@ struct IndexCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        model = try arguments.value("--model")
-        embedderKind = try arguments.value("--embedder")
-        crawl.includes = try arguments.values("--include")
-        crawl.excludes = try arguments.values("--exclude")
-        if let size = try arguments.byteSize("--max-file-size") { crawl.maxFileSize = size }
-        if let batch = try arguments.integer("--batch", minimum: 1) { batchSize = batch }
-        if let jobs = try arguments.integer("--jobs", minimum: 1) { self.jobs = jobs }
-        if let retries = try arguments.integer("--retries", minimum: 0) { self.retries = retries }
-        reembed = arguments.flag("--reembed")
-        json = arguments.flag("--json")
-        quiet = arguments.flag("-q", "--quiet")
-        verbose = arguments.flag("-v", "--verbose")
-        folders = try arguments.positionals()
+        model = arguments.value(Self.model)
+        embedderKind = arguments.value(Self.embedder)
+        crawl.includes = arguments.values(Self.include)
+        crawl.excludes = arguments.values(Self.exclude)
+        if let size = arguments.byteSize(Self.maxFileSize) { crawl.maxFileSize = size }
+        if let batch = arguments.integer(Self.batch) { batchSize = batch }
+        if let jobs = arguments.integer(Self.jobs) { self.jobs = jobs }
+        if let retries = arguments.integer(Self.retries) { self.retries = retries }
+        retryBaseDelay = arguments.integer(Self.retryBaseMs).map { .milliseconds($0) }
+        reembed = arguments.flag(Self.reembed)
+        json = arguments.flag(Self.json)
+        quiet = arguments.flag(Self.quiet)
+        verbose = arguments.flag(Self.verbose)
+        folders = arguments.operands
         if quiet && verbose { throw UsageError("--quiet and --verbose contradict each other: pick one") }
     }
 
@@ -85,10 +112,7 @@ struct IndexCommand: Command {
         let stop = Interrupts.listen()
         defer { Interrupts.stopListening() }
         var retryPolicy = RetryPolicy(retries: retries)
-        if let base = console.environment["TROVE_RETRY_BASE_MS"].flatMap(Int.init) {
-            // For tests of the retry path: the default half-second backoff would make them slow.
-            retryPolicy.baseDelay = .milliseconds(base)
-        }
+        if let retryBaseDelay { retryPolicy.baseDelay = retryBaseDelay }
         let options = IndexOptions(
             roots: roots, crawl: crawl, batchSize: batchSize, jobs: jobs, retry: retryPolicy, reembed: reembed,
             stop: stop)

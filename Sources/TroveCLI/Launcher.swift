@@ -1,3 +1,5 @@
+import CBuildInfo
+
 /// Runs `trove` with its arguments: picks the command, parses, runs, and turns errors into messages and exit codes.
 public enum Launcher {
     public static let version = "0.1.0"
@@ -6,8 +8,41 @@ public enum Launcher {
         [
             IndexCommand.self, SearchCommand.self, AskCommand.self, ChatCommand.self, StatusCommand.self, DoctorCommand.self, ForgetCommand.self,
             VacuumCommand.self, ModelsCommand.self, PullCommand.self, RmCommand.self, ConfigCommand.self, EmbedCommand.self,
-            ServeCommand.self,
+            ServeCommand.self, CompletionsCommand.self,
         ]
+    }
+
+    /// The whole command line as declared: what help, completions and the man page are made from.
+    static var program: ProgramSpec {
+        ProgramSpec(
+            name: "trove", summary: "search a folder of documents by meaning, on your own machine",
+            commands: commands.map { $0.spec } + [HelpTopic.spec], environment: environment,
+            exitStatus: "0 ok, 1 failure, 64 usage error, 69 Ollama unreachable or model missing, 130 interrupted.")
+    }
+
+    /// The environment variables trove reads.
+    static let environment: [(name: String, help: String)] = [
+        ("OLLAMA_HOST", "Ollama server (host, host:port or URL; default 127.0.0.1:11434)"),
+        ("TROVE_INDEX", "index file (default $XDG_DATA_HOME/trove/index.sqlite)"),
+        ("TROVE_EMBED_MODEL", "embedding model for new indexes (default nomic-embed-text)"),
+        ("TROVE_EMBEDDER", "embedder for new indexes: ollama (default) or builtin"),
+        ("TROVE_MODELS", "folder of built-in models (default $XDG_DATA_HOME/trove/models)"),
+        ("TROVE_EMBED_THREADS", "worker threads of the builtin embedder (default: one per CPU)"),
+        ("TROVE_CHAT_MODEL", "model that answers questions (default llama3.2)"),
+        ("TROVE_CONFIG", "config file (default $XDG_CONFIG_HOME/trove/config.json; see: trove config --help)"),
+        ("OLLAMA_API_KEY", "sent as Authorization: Bearer, for an Ollama behind a proxy"),
+        ("NO_COLOR", "no colour in output"),
+        ("CLICOLOR_FORCE", "colour even when the output is not a terminal (NO_COLOR wins)"),
+    ]
+
+    /// `trove 0.1.0 (commit 1a2b3c4, built 2026-12-01)`.
+    static var versionLine: String {
+        let commit = String(cString: trove_git_commit())
+        let date = String(cString: trove_build_date())
+        guard !commit.isEmpty || !date.isEmpty else {
+            return "trove \(version) (development build: no commit or date recorded; Scripts/install.sh records them)"
+        }
+        return "trove \(version) (commit \(commit.isEmpty ? "unknown" : commit), built \(date.isEmpty ? "unknown" : date))"
     }
 
     /// Runs one invocation; `arguments` excludes the program name. Returns the exit status.
@@ -21,26 +56,25 @@ public enum Launcher {
             console.output.write(overview)
             return ExitCode.success
         case "--version", "version":
-            console.print("trove \(version)")
+            console.print(versionLine)
             return ExitCode.success
         case "help":
-            return help(topic: arguments.dropFirst().first, console: console)
+            return help(Array(arguments.dropFirst()), console: console)
         default:
             break
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            console.log("Error: unknown command '\(first)'")
+            console.log("Error: \(program.unknownCommand(first).message)")
             console.log("Usage: trove <command> [options]   (see: trove help)")
             return ExitCode.usage
         }
-        var rest = Arguments(Array(arguments.dropFirst()))
-        if rest.flag("-h", "--help") {
+        let rest = Array(arguments.dropFirst())
+        if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
             console.print(command.helpText)
             return ExitCode.success
         }
         do {
-            let parsed = try command.init(parsing: &rest)
-            return try await parsed.run(console)
+            return try await command.parse(rest).run(console)
         } catch let error as UsageError {
             console.log("Error: \(error.message)")
             console.log("Usage: \(command.usage)   (see: trove \(command.name) --help)")
@@ -51,13 +85,18 @@ public enum Launcher {
         }
     }
 
-    static func help(topic: String?, console: Console) -> Int32 {
-        guard let topic else {
+    /// `trove help [COMMAND]`, and `trove help --man` for the man page.
+    static func help(_ words: [String], console: Console) -> Int32 {
+        guard let topic = words.first else {
             console.output.write(overview)
             return ExitCode.success
         }
-        guard let command = commands.first(where: { $0.name == topic }) else {
-            console.log("Error: no help for '\(topic)': it is not a command")
+        if topic == "--man" {
+            console.output.write(ManPage.render(program, version: version, date: String(cString: trove_build_date())))
+            return ExitCode.success
+        }
+        guard let command = program.command(topic) else {
+            console.log("Error: no help for '\(topic)': \(program.unknownCommand(topic).message)")
             return ExitCode.usage
         }
         console.print(command.helpText)
@@ -65,32 +104,70 @@ public enum Launcher {
     }
 
     static var overview: String {
-        let width = commands.map { $0.name.count }.max() ?? 0
-        let list = commands.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.abstract)" }
+        let visible = program.commands
+        let width = visible.map { $0.name.count }.max() ?? 0
+        let list = visible.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.abstract)" }
+        let variables = environment.map {
+            "  " + $0.name.padding(toLength: max(20, $0.name.count + 1), withPad: " ", startingAt: 0) + $0.help
+        }
         return """
-            trove \(version) — search a folder of documents by meaning, on your own machine.
+            trove \(version) — \(program.summary).
 
             Usage: trove <command> [options]
 
             Commands:
             \(list.joined(separator: "\n"))
 
-            Run 'trove <command> --help' for a command's options.
+            Run 'trove <command> --help' or 'trove help <command>' for a command's options.
 
             Environment:
-              OLLAMA_HOST         Ollama server (host, host:port or URL; default 127.0.0.1:11434)
-              TROVE_INDEX         index file (default $XDG_DATA_HOME/trove/index.sqlite)
-              TROVE_EMBED_MODEL   embedding model for new indexes (default nomic-embed-text)
-              TROVE_EMBEDDER      embedder for new indexes: ollama (default) or builtin
-              TROVE_MODELS        folder of built-in models (default $XDG_DATA_HOME/trove/models)
-              TROVE_EMBED_THREADS worker threads of the builtin embedder (default: one per CPU)
-              TROVE_CHAT_MODEL    model that answers questions (default llama3.2)
-              TROVE_CONFIG        config file (default $XDG_CONFIG_HOME/trove/config.json; see: trove config --help)
-              OLLAMA_API_KEY      sent as Authorization: Bearer, for an Ollama behind a proxy
-              NO_COLOR            no colour in output
+            \(variables.joined(separator: "\n"))
 
-            Exit status: 0 ok, 1 failure, 64 usage error, 69 Ollama unreachable or model missing, 130 interrupted.
+            Exit status: \(program.exitStatus)
 
             """
+    }
+}
+
+/// `trove help`, declared like a command so completions and the man page list it.
+enum HelpTopic {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "help", abstract: "Show the help of trove or of one command; --man prints the man page.",
+            usage: "trove help [COMMAND | --man]",
+            groups: [OptionGroup("Options", [Option("--man", help: "print the man page (roff) instead")])],
+            operands: .choice(Launcher.commands.map { Option.Choice($0.name) }))
+    }
+}
+
+/// `trove completions SHELL`: the completion script for bash, zsh or fish.
+struct CompletionsCommand: Command {
+    static let name = "completions"
+    static let abstract = "Print the shell completion script for bash, zsh or fish."
+    static let usage = "trove completions bash|zsh|fish"
+    static let discussion = """
+        Scripts/install.sh installs all three where each shell looks. To try one in the current shell:
+          source <(trove completions bash)
+          trove completions fish | source
+        """
+    static let optionGroups: [OptionGroup] = []
+    static let operands = Option.Value.choice(Completions.Shell.allCases.map { Option.Choice($0.rawValue) })
+
+    var shell: Completions.Shell
+
+    init(parsing arguments: inout Arguments) throws {
+        guard let word = arguments.operands.first, arguments.operands.count == 1 else {
+            throw UsageError("name one shell: bash, zsh or fish")
+        }
+        guard let shell = Completions.Shell(rawValue: word) else {
+            let hint = Suggestion.closest(to: word, among: Completions.Shell.allCases.map(\.rawValue))
+            throw UsageError("no completions for '\(word)': bash, zsh or fish" + (hint.map { " — did you mean '\($0)'?" } ?? ""))
+        }
+        self.shell = shell
+    }
+
+    func run(_ console: Console) async throws -> Int32 {
+        console.output.write(Completions.script(shell, for: Launcher.program))
+        return ExitCode.success
     }
 }

@@ -6,12 +6,11 @@ struct ModelsCommand: Command {
     static let name = "models"
     static let abstract = "List the models pulled on Ollama: size, family, embedding capability, dimension, context."
     static let usage = "trove models [--json] [options]"
-    static let details = """
-        Options:
-          --json              one JSON array: name, size, family, embedding, dimension, context_length, digest
-          --api-key KEY       send Authorization: Bearer KEY (default: $OLLAMA_API_KEY)
-        \(CommonOptions.help)
-        """
+    static let optionGroups = [OptionGroup("Options", [json, apiKey] + CommonOptions.options)]
+
+    static let json = Option(
+        "--json", help: "one JSON array: name, size, family, embedding, dimension, context_length, digest")
+    static let apiKey = CommonOptions.apiKey
 
     var common: CommonOptions
     var json: Bool
@@ -19,9 +18,9 @@ struct ModelsCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        json = arguments.flag("--json")
-        apiKey = try arguments.value("--api-key")
-        if let extra = try arguments.positionals().first { throw UsageError("unexpected argument '\(extra)'") }
+        json = arguments.flag(Self.json)
+        apiKey = arguments.value(Self.apiKey)
+        try arguments.noOperands()
     }
 
     /// One row of the listing.

@@ -8,19 +8,18 @@ struct PullCommand: Command {
     static let name = "pull"
     static let abstract = "Download a model into Ollama, showing progress; run again to resume an interrupted pull."
     static let usage = "trove pull [options] NAME"
-    static let details = """
+    static let discussion = """
         On a terminal, a progress bar shows bytes, rate and time left; otherwise one line per step.
         Ollama keeps what was downloaded, so an interrupted pull resumes when run again.
-
-        Options:
-          --insecure          allow a registry without TLS
-          --api-key KEY       send Authorization: Bearer KEY (default: $OLLAMA_API_KEY)
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [OptionGroup("Options", [insecure, CommonOptions.apiKey] + CommonOptions.options)]
+    static let epilogue = """
         Examples:
           trove pull nomic-embed-text
           trove pull llama3.2:1b
         """
+
+    static let insecure = Option("--insecure", help: "allow a registry without TLS")
 
     var common: CommonOptions
     var model: String
@@ -29,9 +28,9 @@ struct PullCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        insecure = arguments.flag("--insecure")
-        apiKey = try arguments.value("--api-key")
-        let names = try arguments.positionals()
+        insecure = arguments.flag(Self.insecure)
+        apiKey = arguments.value(CommonOptions.apiKey)
+        let names = arguments.operands
         guard let name = names.first else { throw UsageError("missing the model to pull, e.g. nomic-embed-text") }
         if names.count > 1 { throw UsageError("unexpected argument '\(names[1])': pull one model at a time") }
         do { _ = try Model.ID(parsing: name) } catch { throw UsageError(String(describing: error)) }

@@ -7,14 +7,10 @@ struct RmCommand: Command {
     static let name = "rm"
     static let abstract = "Delete a model from Ollama (asks first unless --yes)."
     static let usage = "trove rm [--yes] [options] NAME"
-    static let details = """
-        Asks for confirmation on a terminal; without a terminal, --yes is required.
+    static let discussion = "Asks for confirmation on a terminal; without a terminal, --yes is required."
+    static let optionGroups = [OptionGroup("Options", [yes, CommonOptions.apiKey] + CommonOptions.options)]
 
-        Options:
-          -y, --yes           delete without asking
-          --api-key KEY       send Authorization: Bearer KEY (default: $OLLAMA_API_KEY)
-        \(CommonOptions.help)
-        """
+    static let yes = Option("--yes", short: "-y", help: "delete without asking")
 
     var common: CommonOptions
     var model: String
@@ -23,9 +19,9 @@ struct RmCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        yes = arguments.flag("-y", "--yes")
-        apiKey = try arguments.value("--api-key")
-        let names = try arguments.positionals()
+        yes = arguments.flag(Self.yes)
+        apiKey = arguments.value(CommonOptions.apiKey)
+        let names = arguments.operands
         guard let name = names.first else { throw UsageError("missing the model to delete (see: trove models)") }
         if names.count > 1 { throw UsageError("unexpected argument '\(names[1])': delete one model at a time") }
         model = name

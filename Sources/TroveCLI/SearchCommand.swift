@@ -7,47 +7,72 @@ struct SearchCommand: Command {
     static let name = "search"
     static let abstract = "Find the passages that best match a query, by meaning and by keywords."
     static let usage = "trove search [options] QUERY…"
-    static let details = """
+    static let discussion = """
         Prints the best documents first, one line each: path:start-end of its best passage, score, heading, then
         the lines of the passage that best match the query (query words in bold on a terminal).
-
-        Ranking:
-          --mode MODE         hybrid (default): meaning and keywords fused by Reciprocal Rank Fusion;
-                              vector: meaning only (cosine similarity); keyword: words only (SQLite FTS5 BM25,
-                              needs no Ollama)
-          -n, --limit N       how many results (default 10)
-          --all-chunks        list every matching passage, not only the best one of each document
-          --min-score S       leave out passages whose cosine similarity is below S (-1…1; not with keyword)
-          --int8              scan an int8 copy of the vectors, then rescore the best 100 exactly (faster on
-                              large indexes when warm; recall@10 ≥ 0.99 measured, see BENCHMARKS.md)
-
-        Filters (applied before ranking, so they never empty a list that has matches):
-          --path GLOB         only documents whose path matches; repeatable. A glob without / matches the file
-                              or any folder name (*.md, engineering); with / it matches from the indexed folder
-                              (notes/retros, howto/*.rst, **/2024-*)
-          --ext LIST          only these extensions, e.g. md,txt; repeatable
-          --since DATE        only files modified at or after DATE: 2024-05-01, 2024-05-01T09:30, or 7d, 12h, 2w ago
-          --before DATE       only files modified before DATE
-          --root NAME         only documents of this indexed folder (its path or last name); repeatable
-
-        Output:
-          -l, --files         print only the paths of matching documents, best first (for xargs)
-          --json              print {query, model, mode, hits:[{rank, path, start_line, end_line, heading, score, text}]}
-          --jsonl             print one hit object per line
-          --explain           add vector score (cosine), keyword score (BM25), their ranks and the fused score
-          --model NAME        must match the model the index was built with (it is read from the index)
-          --cold              search on its own even when a `trove serve` for the index is running
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [
+        OptionGroup("Ranking", [mode, limit, allChunks, minScore, int8]),
+        OptionGroup("Filters (applied before ranking, so they never empty a list that has matches)", [path, ext, since, before, root]),
+        OptionGroup("Output", [files, null, json, jsonl, explain, model, cold] + CommonOptions.options),
+    ]
+    static let epilogue = """
         Scores: hybrid shows the fused score (1 = first in both rankings), vector the cosine similarity,
         keyword BM25.
 
         Examples:
           trove search "rotate the api key"
           trove search --json -n 5 "how do we restore a backup"
-          trove search --ext md --since 30d -l "sourdough" | xargs $EDITOR
+          trove search --ext md --since 30d -l0 "sourdough" | xargs -0 $EDITOR
           trove search --mode keyword --explain "ProxyJump"
         """
+
+    static let mode = Option(
+        "--mode", value: "MODE",
+        .choice([
+            Option.Choice("hybrid", "meaning and keywords fused by Reciprocal Rank Fusion"),
+            Option.Choice("vector", "meaning only (cosine similarity)"),
+            Option.Choice("keyword", "words only (SQLite FTS5 BM25; needs no Ollama)"),
+        ]), help: "how to rank", default: "hybrid")
+    static let limit = Option(
+        "--limit", short: "-n", value: "N", .integer(min: 1), help: "how many results",
+        default: "the config file's search_limit, else 10")
+    static let allChunks = Option(
+        "--all-chunks", help: "list every matching passage, not only the best one of each document")
+    static let minScore = Option(
+        "--min-score", value: "S", .number(-1...1),
+        help: "leave out passages whose cosine similarity is below S (not with --mode keyword)")
+    static let int8 = Option(
+        "--int8",
+        help: "scan an int8 copy of the vectors, then rescore the best 100 exactly (faster on large indexes when "
+            + "warm; recall@10 ≥ 0.99 measured, see BENCHMARKS.md)")
+    static let path = Option(
+        "--path", value: "GLOB",
+        help: "only documents whose path matches. A glob without / matches the file or any folder name (*.md, "
+            + "engineering); with / it matches from the indexed folder (notes/retros, howto/*.rst, **/2024-*)",
+        repeatable: true)
+    static let ext = Option("--ext", value: "LIST", help: "only these extensions, e.g. md,txt", repeatable: true)
+    static let since = Option(
+        "--since", value: "DATE",
+        help: "only files modified at or after DATE: 2024-05-01, 2024-05-01T09:30, or 7d, 12h, 2w ago")
+    static let before = Option("--before", value: "DATE", help: "only files modified before DATE")
+    static let root = Option(
+        "--root", value: "NAME", help: "only documents of this indexed folder (its path or last name)",
+        repeatable: true)
+    static let files = Option(
+        "--files", short: "-l", help: "print only the paths of matching documents, best first (for xargs)")
+    static let null = Option(
+        "--null", short: "-0",
+        help: "with -l: end each path with a NUL byte instead of a newline, for xargs -0 (paths may hold newlines)")
+    static let json = Option(
+        "--json", help: "print {query, model, mode, hits:[{rank, path, start_line, end_line, heading, score, text}]}")
+    static let jsonl = Option("--jsonl", help: "print one hit object per line")
+    static let explain = Option(
+        "--explain", help: "add vector score (cosine), keyword score (BM25), their ranks and the fused score")
+    static let model = Option(
+        "--model", value: "NAME", help: "must match the model the index was built with (it is read from the index)")
+    static let cold = Option(
+        "--cold", help: "search on its own even when a `trove serve` for the index is running")
 
     /// How results are printed.
     enum Format: Equatable { case text, files, json, jsonl }
@@ -57,6 +82,8 @@ struct SearchCommand: Command {
     /// `-n`, when given; otherwise the config file's `search_limit`, else 10.
     var limitFlag: Int?
     var format = Format.text
+    /// `-0`: file names end with NUL.
+    var nullTerminated: Bool
     var explain: Bool
     var model: String?
     var cold: Bool
@@ -64,44 +91,42 @@ struct SearchCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         request = SearchRequest(query: "")
-        limitFlag = try arguments.integer("-n", "--limit", minimum: 1)
-        if let text = try arguments.value("--mode") {
-            guard let mode = SearchMode(rawValue: text) else {
-                throw UsageError("--mode expects hybrid, vector or keyword, got '\(text)'")
-            }
-            request.mode = mode
-        }
-        if let score = try arguments.cosine("--min-score") {
+        limitFlag = arguments.integer(Self.limit)
+        request.mode = arguments.choice(Self.mode, as: SearchMode.self) ?? request.mode
+        if let score = arguments.number(Self.minScore) {
             guard request.mode != .keyword else {
                 throw UsageError("--min-score is a cosine similarity: use it with --mode hybrid or vector")
             }
-            request.minScore = score
+            request.minScore = Float(score)
         }
-        request.groupByDocument = !arguments.flag("--all-chunks")
-        request.quantized = arguments.flag("--int8")
+        request.groupByDocument = !arguments.flag(Self.allChunks)
+        request.quantized = arguments.flag(Self.int8)
         request.filter = try Self.filter(parsing: &arguments)
         let formats: [(Format, Bool)] = [
-            (.files, arguments.flag("-l", "--files")), (.json, arguments.flag("--json")),
-            (.jsonl, arguments.flag("--jsonl")),
+            (.files, arguments.flag(Self.files)), (.json, arguments.flag(Self.json)),
+            (.jsonl, arguments.flag(Self.jsonl)),
         ]
         let chosen = formats.filter(\.1).map(\.0)
         guard chosen.count <= 1 else { throw UsageError("choose one of -l/--files, --json and --jsonl") }
         format = chosen.first ?? .text
-        explain = arguments.flag("--explain")
-        model = try arguments.value("--model")
-        cold = arguments.flag("--cold")
-        request.query = try arguments.positionals().joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        nullTerminated = arguments.flag(Self.null)
+        if nullTerminated && format != .files { throw UsageError("-0/--null goes with -l/--files") }
+        explain = arguments.flag(Self.explain)
+        model = arguments.value(Self.model)
+        cold = arguments.flag(Self.cold)
+        request.query = arguments.operands.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !request.query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
     }
 
     private static func filter(parsing arguments: inout Arguments) throws -> SearchFilter {
         var filter = SearchFilter()
-        filter.pathGlobs = try arguments.values("--path")
-        filter.extensions = try arguments.values("--ext").flatMap { $0.split(separator: ",").map(String.init) }
+        filter.pathGlobs = arguments.values(Self.path)
+        filter.extensions = arguments.values(Self.ext).flatMap { $0.split(separator: ",").map(String.init) }
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        filter.roots = try arguments.values("--root")
-        for (name, keyPath) in [("--since", \SearchFilter.modifiedSince), ("--before", \SearchFilter.modifiedBefore)] {
-            guard let text = try arguments.value(name) else { continue }
+        filter.roots = arguments.values(Self.root)
+        for (option, keyPath) in [(Self.since, \SearchFilter.modifiedSince), (Self.before, \SearchFilter.modifiedBefore)] {
+            let name = option.long
+            guard let text = arguments.value(option) else { continue }
             guard let time = SearchFilter.parseTime(text) else {
                 throw UsageError(
                     "\(name) expects a date like 2024-05-01 or 2024-05-01T09:30, or an age like 7d, got '\(text)'")
@@ -159,7 +184,10 @@ struct SearchCommand: Command {
             for hit in hits { console.print(try JSONOutput.encode(SearchOutput.Hit(hit, explain: explain))) }
         case .files:
             var seen = Set<String>()
-            for hit in hits where seen.insert(hit.path).inserted { console.print(formatter.displayPath(hit.path)) }
+            for hit in hits where seen.insert(hit.path).inserted {
+                let path = formatter.displayPath(hit.path)
+                if nullTerminated { console.output.write(path + "\u{0}") } else { console.print(path) }
+            }
         case .text:
             for hit in hits { console.print(formatter.format(hit)) }
         }

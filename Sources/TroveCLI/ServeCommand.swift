@@ -7,15 +7,14 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Keep an index loaded so searches answer without reading it again."
     static let usage = "trove serve [options]"
-    static let details = """
+    static let discussion = """
         Loads the index's vectors once and answers searches on a Unix socket beside it (INDEX.sock, mode 0600)
         until stopped with Ctrl-C. While it runs, `trove search` on the same index asks it instead of loading
         the vectors itself, and falls back to searching on its own when it is not running. Before each search it
         checks whether the index changed (a `trove index` run) and reloads if so.
-
-        Options:
-        \(CommonOptions.help)
-
+        """
+    static let optionGroups = [OptionGroup("Options", CommonOptions.options)]
+    static let epilogue = """
         Examples:
           trove serve &
           trove search "rotate the api key"      # answered by the running server
@@ -25,7 +24,7 @@ struct ServeCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        if let extra = try arguments.positionals().first { throw UsageError("unexpected argument '\(extra)'") }
+        try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {

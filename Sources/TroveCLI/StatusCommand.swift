@@ -7,20 +7,17 @@ struct StatusCommand: Command {
     static let name = "status"
     static let abstract = "Show what is indexed: folders, documents, chunks, model, dimension, size on disk."
     static let usage = "trove status [options]"
-    static let details = """
-        Options:
-          --json              print the status as JSON
-        \(CommonOptions.help)
-        """
+    static let optionGroups = [OptionGroup("Options", [json] + CommonOptions.options)]
+
+    static let json = Option("--json", help: "print the status as JSON")
 
     var common: CommonOptions
     var json: Bool
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        json = arguments.flag("--json")
-        let extra = try arguments.positionals()
-        if let first = extra.first { throw UsageError("unexpected argument '\(first)'") }
+        json = arguments.flag(Self.json)
+        try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {

@@ -77,8 +77,8 @@ struct IndexingCommandTests {
         _ = try folder.write("n/copy.md", "# A\n\nalpha\n")
         server.failNextEmbeds(1, status: 503, message: "busy")
         let run = await trove(
-            ["index", "--json", folder.path + "/n"], index: folder.path + "/i.sqlite", server: server,
-            environment: ["TROVE_RETRY_BASE_MS": "1"])
+            ["index", "--json", "--retry-base-ms", "1", folder.path + "/n"], index: folder.path + "/i.sqlite",
+            server: server)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
         #expect(object["new"] as? Int == 2)
         #expect(object["chunks_embedded"] as? Int == 1)
