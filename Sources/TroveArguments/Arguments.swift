@@ -107,6 +107,12 @@ package struct Arguments: Sendable {
                     "\(name) expects a number from \(format(range.lowerBound)) to \(format(range.upperBound)), got '\(text)'"
                 )
             }
+        case .numbers(let range):
+            guard numbers(text, in: range) != nil else {
+                throw UsageError(
+                    "\(name) expects numbers from \(format(range.lowerBound)) to \(format(range.upperBound)) separated "
+                        + "by commas, got '\(text)'")
+            }
         case .size:
             guard byteSize(text) != nil else {
                 throw UsageError("\(name) expects a size like 10M, 512k or 1048576, got '\(text)'")
@@ -129,6 +135,12 @@ package struct Arguments: Sendable {
     static func integers(_ text: String, min: Int) -> [Int]? {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
         guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? .min) >= min }) else { return nil }
+        return parts.map { $0! }
+    }
+
+    static func numbers(_ text: String, in range: ClosedRange<Double>) -> [Double]? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0.map(range.contains) ?? false }) else { return nil }
         return parts.map { $0! }
     }
 
@@ -166,6 +178,11 @@ package struct Arguments: Sendable {
 
     /// A `.number` option's value.
     package func number(_ option: Option) -> Double? { value(option).flatMap { Double($0) } }
+
+    /// A `.numbers` option's values.
+    package func numbers(_ option: Option) -> [Double]? {
+        value(option).flatMap { Self.numbers($0, in: -Double.infinity...Double.infinity) }
+    }
 
     /// A `.size` option's value in bytes.
     package func byteSize(_ option: Option) -> Int64? { value(option).flatMap(Self.byteSize) }

@@ -19,6 +19,8 @@ package struct Option: Sendable, Hashable {
         case integers(min: Int)
         /// A number within the range.
         case number(ClosedRange<Double>)
+        /// Numbers separated by commas, each within the range, e.g. `10,30,60`.
+        case numbers(ClosedRange<Double>)
         /// A byte size like `10M`, `512k`, `2G` or `1048576`.
         case size
         /// One of these words.
@@ -61,7 +63,7 @@ package struct Option: Sendable, Hashable {
         _ long: String, short: String? = nil, value valueName: String?, _ value: Value = .text, help: String,
         default defaultValue: String? = nil, repeatable: Bool = false, hidden: Bool = false
     ) {
-        precondition(long.hasPrefix("--") && long.count > 3, "an option's long name looks like --name: \(long)")
+        precondition(long.hasPrefix("--") && long.count >= 3, "an option's long name looks like --name: \(long)")
         precondition(short.map { $0.count == 2 && $0.hasPrefix("-") && $0 != "--" } ?? true, "bad short name \(short!)")
         precondition((valueName == nil) == (value == .none), "\(long): a value name exactly when it takes a value")
         self.long = long

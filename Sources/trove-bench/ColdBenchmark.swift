@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import TroveArguments
 import TroveSearch
 import TroveStore
 import TroveTestSupport
@@ -7,40 +8,34 @@ import TroveTestSupport
 /// `trove-bench cold`: fresh-process `trove search` latency on a synthetic index, with and without the flat vector
 /// cache, against a zero-latency fake Ollama so the query embedding costs one loopback round trip.
 enum ColdBenchmark {
-    static let help = """
-        usage: trove-bench cold --trove PATH [--n 100000] [--d 768] [--runs 7] [--index PATH]
+    static let n = Option("--n", value: "N", .integer(min: 1), help: "vectors in the synthetic index", default: "100000")
+    static let d = Option("--d", value: "D", .integer(min: 1), help: "floats per vector", default: "768")
+    static let runs = Option("--runs", value: "R", .integer(min: 1), help: "runs per row (the median is shown)", default: "7")
+    static let trove = Option("--trove", value: "PATH", .file, help: "a release build of trove (required)")
+    static let index = Option(
+        "--index", value: "PATH", .file, help: "where the synthetic index is built or reused",
+        default: "a file in the temporary folder")
 
-        Builds (or reuses) a synthetic index of N unit vectors of d floats (fixed seed, 10 chunks per document),
-        then times `trove search` as a fresh process, start to exit, median of --runs: vector and hybrid mode,
-        with the flat cache (INDEX.vectors), without it (one BLOB per row), with the cache file not in the page
-        cache (a fresh copy written with O_DIRECT before each run), and answered by a running `trove serve`.
-        Prints a Markdown table.
+    static let spec = CommandSpec(
+        name: "cold", abstract: "fresh-process trove search latency on a synthetic index, with and without the cache",
+        usage: "trove-bench cold --trove PATH [options]",
+        discussion: """
+            Builds (or reuses) a synthetic index of N unit vectors of d floats (fixed seed, 10 chunks per document),
+            then times `trove search` as a fresh process, start to exit, median of --runs: vector and hybrid mode,
+            with the flat cache (INDEX.vectors), without it (one BLOB per row), with the cache file not in the page
+            cache (a fresh copy written with O_DIRECT before each run), and answered by a running `trove serve`.
+            Prints a Markdown table.
+            """,
+        groups: [OptionGroup("Options", [trove, n, d, runs, index])])
 
-        """
-
-    static func main(_ arguments: [String]) async -> Int32 {
-        var n = 100_000
-        var d = 768
-        var runs = 7
-        var trove: String?
-        var index: String?
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "--help" || flag == "-h" {
-                print(help, terminator: "")
-                return 0
-            }
-            guard let value = rest.popFirst() else { return usage("option \(flag) needs a value") }
-            switch (flag, Int(value)) {
-            case ("--n", let v?) where v > 0: n = v
-            case ("--d", let v?) where v > 0: d = v
-            case ("--runs", let v?) where v > 0: runs = v
-            case ("--trove", _): trove = value
-            case ("--index", _): index = value
-            default: return usage("unknown option or bad value: \(flag) \(value)")
-            }
+    static func main(_ arguments: Arguments) async throws -> Int32 {
+        let n = arguments.integer(Self.n) ?? 100_000
+        let d = arguments.integer(Self.d) ?? 768
+        let runs = arguments.integer(Self.runs) ?? 7
+        let index = arguments.value(Self.index)
+        guard let trove = arguments.value(Self.trove) else {
+            throw UsageError("--trove PATH (a release build of trove) is required")
         }
-        guard let trove else { return usage("--trove PATH (a release build of trove) is required") }
         let path = index ?? NSTemporaryDirectory() + "/trove-cold-\(n)x\(d).sqlite"
         do {
             try build(path, n: n, d: d)
@@ -102,11 +97,6 @@ enum ColdBenchmark {
             fputs("Error: \(error)\n", stderr)
             return 1
         }
-    }
-
-    static func usage(_ message: String) -> Int32 {
-        fputs("Error: \(message)\n\(help)", stderr)
-        return 64
     }
 
     /// Writes the synthetic index unless a file of that name already holds N vectors.

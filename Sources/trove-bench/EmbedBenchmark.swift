@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import TroveArguments
 import TroveMiniLM
 import TroveBLAS
 
@@ -7,56 +8,53 @@ import TroveBLAS
 /// of this machine's sgemm ceiling it reaches, all measured in one run; `--compare FILE` checks vectors against a
 /// reference (`[{"text", "vector"}]`, e.g. from Scripts/bench-embed.sh).
 enum EmbedBenchmark {
-    static let usage = """
-        usage: trove-bench embed [--dataset DIR] [--n CHUNKS] [--tokens T] [--batch B] [--threads 1,2] [--repeat R] \
-        [--model-folder DIR] [--compare FILE] [--row-loops baseline|avx2|avx512]
-        """
+    static let dataset = Option(
+        "--dataset", value: "DIR", .folder, help: "where the chunks' text comes from",
+        default: "../shared/datasets/cranfield")
+    static let n = Option("--n", value: "CHUNKS", .integer(min: 1), help: "chunks to embed", default: "160")
+    static let tokens = Option("--tokens", value: "T", .integer(min: 1), help: "tokens per chunk", default: "200")
+    static let batch = Option("--batch", value: "B", .integer(min: 1), help: "chunks per encoder call", default: "32")
+    static let threads = Option(
+        "--threads", value: "LIST", .integers(min: 1), help: "thread counts to compare", default: "1,2")
+    static let repeats = Option(
+        "--repeat", value: "R", .integer(min: 1), help: "alternating runs; the best counts", default: "3")
+    static let modelFolder = Option(
+        "--model-folder", value: "DIR", .folder, help: "the model's files", default: "$TROVE_MODELS/all-minilm-l6-v2")
+    static let compare = Option(
+        "--compare", value: "FILE", .file, help: "check vectors against a reference [{\"text\", \"vector\"}] instead")
+    static let rowLoops = Option(
+        "--row-loops", value: "BUILD", .choice(builds.map { Option.Choice($0.word, $0.build.rawValue) }),
+        help: "another build of the row loops than the widest this CPU runs, to measure what the wide ones gain")
 
-    static func main(_ arguments: [String]) async -> Int32 {
-        do {
-            try run(arguments)
-            return 0
-        } catch let error as BenchmarkUsage {
-            fputs("Error: \(error)\n", stderr)
-            return 64
-        } catch {
-            fputs("Error: \(error)\n", stderr)
-            return 1
-        }
+    /// The builds of the row loops, by the word --row-loops takes.
+    static let builds: [(word: String, build: Kernels.Build)] = [("baseline", .baseline), ("avx2", .avx2), ("avx512", .avx512)]
+
+    static let spec = CommandSpec(
+        name: "embed", abstract: "built-in MiniLM: chunks/s, query latency, share of the sgemm ceiling",
+        usage: "trove-bench embed [options]",
+        groups: [OptionGroup("Options", [dataset, n, tokens, batch, threads, repeats, modelFolder, compare, rowLoops])])
+
+    static func main(_ arguments: Arguments) async throws -> Int32 {
+        try run(arguments)
+        return 0
     }
 
-    static func run(_ arguments: [String]) throws {
+    static func run(_ arguments: Arguments) throws {
         // The shared datasets sit beside the repository, or beside its worktrees' folder.
-        var dataset = ["../shared/datasets/cranfield", "../../shared/datasets/cranfield"].first {
+        let dataset = arguments.value(Self.dataset) ?? ["../shared/datasets/cranfield", "../../shared/datasets/cranfield"].first {
             FileManager.default.fileExists(atPath: $0)
         } ?? "../shared/datasets/cranfield"
-        var count = 160
-        var tokens = 200
-        var batch = 32
-        var threadCounts = [1, 2]
-        var folder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
-        var compare: String?
-        var repeats = 3
+        let count = arguments.integer(Self.n) ?? 160
+        let tokens = arguments.integer(Self.tokens) ?? 200
+        let batch = arguments.integer(Self.batch) ?? 32
+        let threadCounts = arguments.integers(Self.threads) ?? [1, 2]
+        let folder = arguments.value(Self.modelFolder) ?? ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
+        let compare = arguments.value(Self.compare)
+        let repeats = arguments.integer(Self.repeats) ?? 3
         var rowLoops = Kernels.build
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            guard let value = rest.popFirst() else { throw BenchmarkUsage(usage) }
-            switch flag {
-            case "--dataset": dataset = value
-            case "--n": count = Int(value) ?? count
-            case "--tokens": tokens = Int(value) ?? tokens
-            case "--batch": batch = Int(value) ?? batch
-            case "--threads": threadCounts = value.split(separator: ",").compactMap { Int($0) }
-            case "--model-folder": folder = value
-            case "--compare": compare = value
-            case "--repeat": repeats = max(1, Int(value) ?? repeats)
-            case "--row-loops":
-                // Another build than the widest, to measure what the wide ones gain.
-                let builds: [String: Kernels.Build] = ["baseline": .baseline, "avx2": .avx2, "avx512": .avx512]
-                guard let build = builds[value], build.isSupported else { throw BenchmarkUsage(usage) }
-                rowLoops = build
-            default: throw BenchmarkUsage(usage)
-            }
+        if let word = arguments.value(Self.rowLoops), let build = builds.first(where: { $0.word == word })?.build {
+            guard build.isSupported else { throw UsageError("--row-loops \(word): this CPU cannot run that build") }
+            rowLoops = build
         }
         let model = try MiniLM(folder: folder, rowKernels: rowLoops)
         if let compare { return try compareVectors(model, reference: compare) }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import TroveArguments
 import Ollama
 import TroveKit
 import TroveStore
@@ -9,57 +10,47 @@ import TroveTestSupport
 /// show Trove's own overhead (crawl, chunk, HTTP, JSON, SQLite), not a model's. Every configuration indexes the
 /// same generated tree into a fresh index, side by side in one run; then a no-op re-index of the last one.
 enum IndexBenchmark {
-    static let usage = """
-        usage: trove-bench index [--files N] [--sections S] [--corpus PATH --copies N] [--dimension D]
-                                 [--configs BATCHxJOBS,…]
-          --files N        generated notes (default 10000), each with S sections (default 5): one chunk each
-          --corpus PATH    copy a real folder N times instead (copies reuse each other's vectors)
-          --configs LIST   batch × jobs pairs to compare (default 64x1,64x2,16x2,256x2)
-        """
+    static let files = Option(
+        "--files", value: "N", .integer(min: 1), help: "generated notes, each with S sections: one chunk each",
+        default: "10000")
+    static let sections = Option("--sections", value: "S", .integer(min: 1), help: "sections per note", default: "5")
+    static let corpus = Option(
+        "--corpus", value: "PATH", .folder, help: "copy a real folder --copies times instead (copies reuse each "
+            + "other's vectors)")
+    static let copies = Option("--copies", value: "N", .integer(min: 1), help: "copies of --corpus", default: "100")
+    static let dimension = Option(
+        "--dimension", value: "D", .integer(min: 1), help: "dimension of the fake embeddings", default: "768")
+    static let configs = Option(
+        "--configs", value: "LIST", help: "batch × jobs pairs to compare", default: "64x1,64x2,16x2,256x2")
 
-    static func main(_ arguments: [String]) async -> Int32 {
-        do {
-            try await run(arguments)
-            return 0
-        } catch let error as BenchmarkUsage {
-            fputs("Error: \(error)\n", stderr)
-            return 64
-        } catch {
-            fputs("Error: \(error)\n", stderr)
-            return 1
+    static let spec = CommandSpec(
+        name: "index", abstract: "indexing throughput of Corpora/ copies against the zero-latency fake Ollama",
+        usage: "trove-bench index [options]",
+        groups: [OptionGroup("Options", [files, sections, corpus, copies, dimension, configs])])
+
+    static func main(_ arguments: Arguments) async throws -> Int32 {
+        let files = arguments.integer(Self.files) ?? 10_000
+        let sections = arguments.integer(Self.sections) ?? 5
+        let corpus = arguments.value(Self.corpus)
+        let copies = arguments.integer(Self.copies) ?? 100
+        let dimension = arguments.integer(Self.dimension) ?? 768
+        var configs = [(64, 1), (64, 2), (16, 2), (256, 2)]
+        if let text = arguments.value(Self.configs) {
+            configs = try text.split(separator: ",").map { pair in
+                let parts = pair.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+                    throw UsageError("--configs expects batch x jobs pairs like 64x2,16x2, got '\(text)'")
+                }
+                return (parts[0], parts[1])
+            }
         }
+        try await run(files: files, sections: sections, corpus: corpus, copies: copies, dimension: dimension, configs: configs)
+        return 0
     }
 
-    static func run(_ arguments: [String]) async throws {
-        var files = 10_000
-        var sections = 5
-        var corpus: String?
-        var copies = 100
-        var dimension = 768
-        var configs = [(64, 1), (64, 2), (16, 2), (256, 2)]
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "--help" || flag == "-h" {
-                print(usage)
-                return
-            }
-            guard let value = rest.popFirst() else { throw BenchmarkUsage(usage) }
-            switch flag {
-            case "--files": files = Int(value) ?? files
-            case "--sections": sections = Int(value) ?? sections
-            case "--corpus": corpus = value
-            case "--copies": copies = Int(value) ?? copies
-            case "--dimension": dimension = Int(value) ?? dimension
-            case "--configs":
-                configs = try value.split(separator: ",").map { pair in
-                    let parts = pair.split(separator: "x").compactMap { Int($0) }
-                    guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw BenchmarkUsage(usage) }
-                    return (parts[0], parts[1])
-                }
-            default: throw BenchmarkUsage(usage)
-            }
-        }
-
+    static func run(
+        files: Int, sections: Int, corpus: String?, copies: Int, dimension: Int, configs: [(Int, Int)]
+    ) async throws {
         let work = try TemporaryDirectory()
         let tree = work.path + "/tree"
         if let corpus {
@@ -133,10 +124,4 @@ enum IndexBenchmark {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_maxrss) / 1024
     }
-}
-
-/// A bad benchmark command line.
-struct BenchmarkUsage: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

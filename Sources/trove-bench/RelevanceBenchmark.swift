@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import TroveArguments
 import Ollama
 import TroveKit
 import TroveSearch
@@ -8,56 +9,41 @@ import TroveStore
 /// `trove-bench relevance`: nDCG@10 and recall of vector, keyword and hybrid ranking on a labelled dataset, over a
 /// grid of fusion constants and candidate depths, with each query embedded once.
 enum RelevanceBenchmark {
-    static let help = """
-        usage: trove-bench relevance --index PATH --dataset DIR [--ollama URL] [--constants 10,30,60,100]
-                                     [--depths 20,50,100,200] [--keyword-weights 1]
+    static let index = Option("--index", value: "PATH", .file, help: "the index of the dataset's documents (required)")
+    static let dataset = Option(
+        "--dataset", value: "DIR", .folder, help: "folder with queries.tsv and qrels.tsv (required)")
+    static let ollama = Option(
+        "--ollama", value: "URL", help: "Ollama server", default: "$OLLAMA_HOST, else http://127.0.0.1:11434")
+    static let constants = Option(
+        "--constants", value: "LIST", .numbers(0...1_000_000), help: "RRF constants k", default: "10,30,60,100")
+    static let depths = Option(
+        "--depths", value: "LIST", .integers(min: 1), help: "candidates per ranking", default: "20,50,100,200")
+    static let keywordWeights = Option(
+        "--keyword-weights", value: "LIST", .numbers(0...1_000), help: "weights of the keyword ranking", default: "1")
 
-        DIR holds queries.tsv (id, text) and qrels.tsv (query id, document id, grade > 0 relevant); a result's
-        document id is its file name without extension, several passages of one document count once (results are
-        grouped by document). Metrics are those of ../shared/tools/ollama-standin/score.py: nDCG@10, Recall@10,
-        Recall@100, MRR@10. Prints a Markdown table to stdout.
+    static let spec = CommandSpec(
+        name: "relevance", abstract: "nDCG@10 and recall of vector, keyword and hybrid ranking on a labelled set",
+        usage: "trove-bench relevance --index PATH --dataset DIR [options]",
+        discussion: """
+            DIR holds queries.tsv (id, text) and qrels.tsv (query id, document id, grade > 0 relevant); a result's
+            document id is its file name without extension, several passages of one document count once (results are
+            grouped by document). Metrics are those of ../shared/tools/ollama-standin/score.py: nDCG@10, Recall@10,
+            Recall@100, MRR@10. Prints a Markdown table to stdout.
+            """,
+        groups: [OptionGroup("Options", [index, dataset, ollama, constants, depths, keywordWeights])])
 
-        """
-
-    static func main(_ arguments: [String]) async -> Int32 {
-        var index: String?
-        var dataset: String?
-        var ollama = ProcessInfo.processInfo.environment["OLLAMA_HOST"] ?? "http://127.0.0.1:11434"
-        var constants: [Double] = [10, 30, 60, 100]
-        var depths = [20, 50, 100, 200]
-        var weights: [Double] = [1]
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "--help" || flag == "-h" {
-                print(help, terminator: "")
-                return 0
-            }
-            guard let value = rest.popFirst() else { return usageError("option \(flag) needs a value") }
-            let numbers = value.split(separator: ",").compactMap { Double($0) }
-            switch flag {
-            case "--index": index = value
-            case "--dataset": dataset = value
-            case "--ollama": ollama = value
-            case "--constants" where !numbers.isEmpty: constants = numbers
-            case "--depths" where !numbers.isEmpty: depths = numbers.map { Int($0) }
-            case "--keyword-weights" where !numbers.isEmpty: weights = numbers
-            default: return usageError("unknown option or bad value: \(flag) \(value)")
-            }
+    static func main(_ arguments: Arguments) async throws -> Int32 {
+        guard let index = arguments.value(Self.index), let dataset = arguments.value(Self.dataset) else {
+            throw UsageError("--index and --dataset are required")
         }
-        guard let index, let dataset else { return usageError("--index and --dataset are required") }
-        do {
-            try await run(
-                index: index, dataset: dataset, ollama: ollama, constants: constants, depths: depths, weights: weights)
-            return 0
-        } catch {
-            fputs("Error: \(error)\n", stderr)
-            return 1
-        }
-    }
-
-    static func usageError(_ message: String) -> Int32 {
-        fputs("Error: \(message)\n\(help)", stderr)
-        return 64
+        let ollama =
+            arguments.value(Self.ollama) ?? ProcessInfo.processInfo.environment["OLLAMA_HOST"] ?? "http://127.0.0.1:11434"
+        try await run(
+            index: index, dataset: dataset, ollama: ollama,
+            constants: arguments.numbers(Self.constants) ?? [10, 30, 60, 100],
+            depths: arguments.integers(Self.depths) ?? [20, 50, 100, 200],
+            weights: arguments.numbers(Self.keywordWeights) ?? [1])
+        return 0
     }
 
     static func tsv(_ path: String) throws -> [[String]] {

@@ -2,6 +2,7 @@
 import TroveSearch
 import TroveTestSupport
 import TroveBLAS
+import TroveArguments
 
 /// `trove-bench search`: single-query latency, batch throughput and a naive reference on synthetic unit vectors.
 enum SearchBenchmark {
@@ -20,56 +21,51 @@ enum SearchBenchmark {
         var exactOnly = false
     }
 
-    static let help = """
-        usage: trove-bench search [--sizes 10000,100000] [--dims 384,768] [--queries 200] [--batch 100]
-                                  [--k 10] [--threads 1,2] [--block-rows 16384] [--seed N] [--variants all|exact]
+    static let sizes = Option("--sizes", value: "LIST", .integers(min: 1), help: "matrix rows", default: "10000,100000")
+    static let dims = Option("--dims", value: "LIST", .integers(min: 1), help: "dimensions", default: "384,768")
+    static let queries = Option("--queries", value: "N", .integer(min: 1), help: "timed queries", default: "200")
+    static let batch = Option("--batch", value: "N", .integer(min: 1), help: "queries per sgemm batch", default: "100")
+    static let k = Option("--k", value: "K", .integer(min: 1), help: "results per query", default: "10")
+    static let threads = Option(
+        "--threads", value: "LIST", .integers(min: 1), help: "BLAS thread counts to compare",
+        default: "one per CPU")
+    static let blockRows = Option(
+        "--block-rows", value: "N", .integer(min: 1), help: "rows scored per block",
+        default: "\(VectorSearcher.defaultBlockRows)")
+    static let seed = Option("--seed", value: "N", .integer(min: 0), help: "seed of the synthetic vectors")
+    static let variants = Option(
+        "--variants", value: "WHICH",
+        .choice([
+            Option.Choice("all", "every variant, interleaved query by query"),
+            Option.Choice("exact", "only the exact scan, query after query, as numpy's loop runs"),
+        ]), help: "what to time", default: "all")
 
-        Ranks synthetic unit vectors (fixed seed) and prints a Markdown table to stdout:
-        single-query top-k latency (p50, p95) with blocked scoring (--block-rows, default 16 Ki) and unblocked (one sgemv over N),
-        effective GB/s of the matrix scan, batch throughput via sgemm, a naive Swift loop at N <= 10000, and the opt-in
-        int8 scan with exact rescoring of the best 100 (p50 and recall@k against exact).
-        Variants run interleaved query by query so a noisy machine hits them alike; `--variants exact` times only the
-        exact scan, query after query, the way a peer's loop (numpy) runs (other columns show —).
+    static let spec = CommandSpec(
+        name: "search", abstract: "vector search latency and throughput on synthetic data",
+        usage: "trove-bench search [options]",
+        discussion: """
+            Ranks synthetic unit vectors (fixed seed) and prints a Markdown table to stdout:
+            single-query top-k latency (p50, p95) with blocked scoring (--block-rows) and unblocked (one sgemv over N),
+            effective GB/s of the matrix scan, batch throughput via sgemm, a naive Swift loop at N <= 10000, and the
+            opt-in int8 scan with exact rescoring of the best 100 (p50 and recall@k against exact).
+            Variants run interleaved query by query so a noisy machine hits them alike; `--variants exact` times only
+            the exact scan, query after query, the way a peer's loop (numpy) runs (other columns show —).
+            """,
+        groups: [OptionGroup("Options", [sizes, dims, queries, batch, k, threads, blockRows, seed, variants])])
 
-        """
-
-    static func main(_ arguments: [String]) -> Int32 {
+    static func main(_ arguments: Arguments) -> Int32 {
         var options = Options()
-        var rest = arguments[...]
-        func list(_ value: String) -> [Int]? {
-            let parts = value.split(separator: ",").map { Int($0) }
-            return parts.isEmpty || parts.contains(where: { ($0 ?? 0) <= 0 }) ? nil : parts.map { $0! }
-        }
-        while let flag = rest.popFirst() {
-            if flag == "--help" || flag == "-h" {
-                print(help, terminator: "")
-                return 0
-            }
-            guard let value = rest.popFirst() else { return usageError("option \(flag) needs a value") }
-            let number = Int(value).flatMap { $0 > 0 ? $0 : nil }
-            switch (flag, list(value), number) {
-            case ("--sizes", let v?, _): options.sizes = v
-            case ("--dims", let v?, _): options.dims = v
-            case ("--threads", let v?, _): options.threads = v
-            case ("--queries", _, let v?): options.queries = v
-            case ("--batch", _, let v?): options.batch = v
-            case ("--k", _, let v?): options.k = v
-            case ("--block-rows", _, let v?): options.blockRows = v
-            case ("--seed", _, _) where UInt64(value) != nil: options.seed = UInt64(value)!
-            case ("--variants", _, _) where value == "all" || value == "exact": options.exactOnly = value == "exact"
-            case ("--sizes", _, _), ("--dims", _, _), ("--threads", _, _), ("--queries", _, _), ("--batch", _, _),
-                ("--k", _, _), ("--seed", _, _), ("--block-rows", _, _), ("--variants", _, _):
-                return usageError("bad value '\(value)' for \(flag)")
-            default: return usageError("unknown option '\(flag)'")
-            }
-        }
+        options.sizes = arguments.integers(Self.sizes) ?? options.sizes
+        options.dims = arguments.integers(Self.dims) ?? options.dims
+        options.threads = arguments.integers(Self.threads) ?? options.threads
+        options.queries = arguments.integer(Self.queries) ?? options.queries
+        options.batch = arguments.integer(Self.batch) ?? options.batch
+        options.k = arguments.integer(Self.k) ?? options.k
+        options.blockRows = arguments.integer(Self.blockRows) ?? options.blockRows
+        options.seed = arguments.integer(Self.seed).map { UInt64($0) } ?? options.seed
+        options.exactOnly = arguments.value(Self.variants) == "exact"
         run(options)
         return 0
-    }
-
-    static func usageError(_ message: String) -> Int32 {
-        fputs("Error: \(message)\n\(help)", stderr)
-        return 64
     }
 
     /// One table row.

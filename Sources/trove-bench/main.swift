@@ -1,34 +1,27 @@
 @preconcurrency import Glibc
+import TroveArguments
 
-/// One `trove-bench <name>` subcommand; add a line to `subcommands` (and a file) for a new one.
+/// One `trove-bench <name>` subcommand; add a line to `subcommands` (and a file) for a new one. Its options are
+/// declared in `spec` and parsed by the same code as trove's, so a mistyped flag is an error, never a default.
 struct Subcommand {
-    let name: String
-    let summary: String
-    let run: ([String]) async -> Int32
+    let spec: CommandSpec
+    let run: (Arguments) async throws -> Int32
 }
 
 let subcommands = [
-    Subcommand(
-        name: "search", summary: "vector search latency and throughput on synthetic data", run: SearchBenchmark.main),
-    Subcommand(
-        name: "index", summary: "indexing throughput of Corpora/ copies against the zero-latency fake Ollama",
-        run: IndexBenchmark.main),
-    Subcommand(
-        name: "relevance", summary: "nDCG@10 and recall of vector, keyword and hybrid ranking on a labelled set",
-        run: RelevanceBenchmark.main),
-    Subcommand(
-        name: "cold", summary: "fresh-process trove search latency on a synthetic index, with and without the cache",
-        run: ColdBenchmark.main),
-    Subcommand(
-        name: "embed", summary: "built-in MiniLM: chunks/s, query latency, share of the sgemm ceiling",
-        run: EmbedBenchmark.main),
+    Subcommand(spec: SearchBenchmark.spec, run: SearchBenchmark.main),
+    Subcommand(spec: IndexBenchmark.spec, run: IndexBenchmark.main),
+    Subcommand(spec: RelevanceBenchmark.spec, run: RelevanceBenchmark.main),
+    Subcommand(spec: ColdBenchmark.spec, run: ColdBenchmark.main),
+    Subcommand(spec: EmbedBenchmark.spec, run: EmbedBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.
 @MainActor func usage() -> String {
     var text = "usage: trove-bench <subcommand> [options]\n\nsubcommands:\n"
     for command in subcommands {
-        text += "  \(command.name + String(repeating: " ", count: max(1, 10 - command.name.count)))\(command.summary)\n"
+        let name = command.spec.name
+        text += "  \(name + String(repeating: " ", count: max(1, 10 - name.count)))\(command.spec.abstract)\n"
     }
     return text + "\nrun `trove-bench <subcommand> --help` for its options.\n"
 }
@@ -38,9 +31,23 @@ if let first = arguments.first, first == "--help" || first == "-h" {
     print(usage(), terminator: "")
     exit(0)
 }
-guard let name = arguments.first, let command = subcommands.first(where: { $0.name == name }) else {
-    let what = arguments.first.map { "Error: unknown subcommand '\($0)'\n" } ?? "Error: missing subcommand\n"
+guard let name = arguments.first, let command = subcommands.first(where: { $0.spec.name == name }) else {
+    let program = ProgramSpec(name: "trove-bench", summary: "", commands: subcommands.map(\.spec))
+    let what = arguments.first.map { "Error: \(program.unknownCommand($0).message)\n" } ?? "Error: missing subcommand\n"
     fputs(what + usage(), stderr)
     exit(64)
 }
-exit(await command.run(Array(arguments.dropFirst())))
+let words = Array(arguments.dropFirst())
+if words.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
+    print(command.spec.helpText)
+    exit(0)
+}
+do {
+    exit(try await command.run(try Arguments(words, options: command.spec.options)))
+} catch let error as UsageError {
+    fputs("Error: \(error.message)\nUsage: \(command.spec.usage)   (see: trove-bench \(name) --help)\n", stderr)
+    exit(64)
+} catch {
+    fputs("Error: \(error)\n", stderr)
+    exit(1)
+}
