@@ -89,9 +89,7 @@ package enum Completions {
         switch value {
         case .file: ":\(name):_files"
         case .folder: ":\(name):_files -/"
-        case .choice(let choices):
-            ":\(name):((" + choices.map { "\($0.name)\\:\(zshText($0.help.isEmpty ? $0.name : $0.help))" }
-                .joined(separator: " ") + "))"
+        case .choice(let choices): ":\(name):(" + choices.map(\.name).joined(separator: " ") + ")"
         default: ":\(name): "
         }
     }
@@ -157,9 +155,8 @@ package enum Completions {
             switch value {
             case .file: " -r -F"
             case .folder: " -r -f -a '(__fish_complete_directories)'"
-            case .choice(let choices):
-                " -r -f -a " + text(choices.map { $0.help.isEmpty ? $0.name : "\($0.name)\t\($0.help)" }
-                    .joined(separator: "\n"))
+            // Plain words: fish expands -a's text, so descriptions with parentheses would run as commands.
+            case .choice(let choices): " -r -f -a " + text(choices.map(\.name).joined(separator: " "))
             case .none: ""
             default: " -r -f"
             }

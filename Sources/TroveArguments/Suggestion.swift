@@ -4,7 +4,7 @@ package enum Suggestion {
     /// enough to be a typo: one edit for short words, two from five letters on; or the one candidate `word` begins.
     package static func closest(to word: String, among candidates: [String]) -> String? {
         let bare = strip(word)
-        guard !bare.isEmpty else { return nil }
+        guard bare.count > 1 else { return nil }  // one letter (a short option) is too little to guess from
         let limit = bare.count >= 5 ? 2 : 1
         let scored = candidates.map { ($0, distance(bare, strip($0))) }.filter { $0.1 <= limit }
         if let best = scored.min(by: { $0.1 < $1.1 }) { return best.0 }

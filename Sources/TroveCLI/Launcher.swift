@@ -13,7 +13,7 @@ public enum Launcher {
     }
 
     /// The whole command line as declared: what help, completions and the man page are made from.
-    static var program: ProgramSpec {
+    package static var program: ProgramSpec {
         ProgramSpec(
             name: "trove", summary: "search a folder of documents by meaning, on your own machine",
             commands: commands.map { $0.spec } + [HelpTopic.spec], environment: environment,
