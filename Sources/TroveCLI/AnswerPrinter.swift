@@ -21,7 +21,7 @@ struct AnswerPrinter {
             console.print("Sources: none cited")
         } else {
             console.print("Sources:")
-            for source in cited { console.print("  " + Self.describe(source)) }
+            for source in cited { console.print("  " + Self.describe(source, relative: true)) }
         }
         warn(answer)
     }
@@ -57,7 +57,7 @@ struct AnswerPrinter {
         console.print("Extractive answer: the passages that best match, quoted from your documents (no chat model wrote this).")
         for passage in answer.passages {
             console.print("")
-            console.print(Self.describe(passage.source))
+            console.print(Self.describe(passage.source, relative: true))
             for line in passage.lines { console.print("    > " + line) }
         }
     }
@@ -77,16 +77,24 @@ struct AnswerPrinter {
             console.print("Nearest passages:")
             for hit in nearest {
                 let score = String(format2: hit.vectorScore ?? hit.score)
-                console.print("  \(hit.path):\(hit.startLine)-\(hit.endLine)  \(score)  \(hit.heading)")
+                console.print("  \(Self.displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)  \(score)  \(hit.heading)")
             }
         }
         console.log("hint: rephrase the question, or pass --allow-general to let the model answer from general knowledge")
     }
 
-    static func describe(_ source: NumberedSource) -> String {
+    /// `[n] path:start-end  heading`; `relative` shows the path as `search` does (for the terminal; a chat's
+    /// stored history keeps it absolute, as it outlives the current folder).
+    static func describe(_ source: NumberedSource, relative: Bool = false) -> String {
         let hit = source.hit
         let heading = hit.heading.isEmpty ? "" : "  \(hit.heading)"
-        return "[\(source.number)] \(hit.path):\(hit.startLine)-\(hit.endLine)\(heading)"
+        let path = relative ? displayPath(hit.path) : hit.path
+        return "[\(source.number)] \(path):\(hit.startLine)-\(hit.endLine)\(heading)"
+    }
+
+    /// A path relative to the current folder when under it, as `search` prints it.
+    static func displayPath(_ path: String) -> String {
+        HitFormatter.displayPath(path, from: FileManager.default.currentDirectoryPath)
     }
 }
 

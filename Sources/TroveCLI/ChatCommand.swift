@@ -109,7 +109,7 @@ struct ChatCommand: Command {
             }
             AnswerPrinter(console: console, json: false).print(answer, streamed: true)
             state.lastAnswer = answer
-            let sources = answer.citedSources.map(AnswerPrinter.describe)
+            let sources = answer.citedSources.map { AnswerPrinter.describe($0) }
             let turns = [
                 ChatMessageRecord(role: "user", content: input),
                 ChatMessageRecord(
@@ -139,7 +139,7 @@ struct ChatCommand: Command {
             }
             let cited = Set(answer.citations.cited)
             for source in answer.sources {
-                console.print((cited.contains(source.number) ? "* " : "  ") + AnswerPrinter.describe(source))
+                console.print((cited.contains(source.number) ? "* " : "  ") + AnswerPrinter.describe(source, relative: true))
             }
             console.print("(* cited in the answer)")
         case "/reset":

@@ -55,9 +55,12 @@ public struct Console: Sendable {
         self.environment = environment
     }
 
-    /// Colour and bold only for a person at a terminal, and never when `NO_COLOR` is set (no-color.org).
+    /// Colour and bold only for a person at a terminal, or wherever `CLICOLOR_FORCE` is set to other than 0
+    /// (bixense.com/clicolors); never when `NO_COLOR` is set (no-color.org), which wins.
     public var usesColor: Bool {
-        output.isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+        guard (environment["NO_COLOR"] ?? "").isEmpty else { return false }
+        if let force = environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" { return true }
+        return output.isTerminal && environment["TERM"] != "dumb"
     }
 
     func print(_ line: String) { output.write(line + "\n") }

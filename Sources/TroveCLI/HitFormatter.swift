@@ -34,8 +34,11 @@ struct HitFormatter {
     }
 
     /// Paths under the current folder are shown relative to it, the way grep and ripgrep do.
-    func displayPath(_ path: String) -> String {
-        let prefix = currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/"
+    func displayPath(_ path: String) -> String { Self.displayPath(path, from: currentDirectory) }
+
+    /// `path` relative to `directory` when under it, as grep prints it; otherwise as it is.
+    static func displayPath(_ path: String, from directory: String) -> String {
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 

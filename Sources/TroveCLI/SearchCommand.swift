@@ -14,7 +14,7 @@ struct SearchCommand: Command {
     static let optionGroups = [
         OptionGroup("Ranking", [mode, limit, allChunks, minScore, int8]),
         OptionGroup("Filters (applied before ranking, so they never empty a list that has matches)", [path, ext, since, before, root]),
-        OptionGroup("Output", [files, null, json, jsonl, explain, model, cold] + CommonOptions.options),
+        OptionGroup("Output", [files, null, json, jsonl, explain, model, cold, vectorLoad] + CommonOptions.options),
     ]
     static let epilogue = """
         Scores: hybrid shows the fused score (1 = first in both rankings), vector the cosine similarity,
@@ -73,6 +73,10 @@ struct SearchCommand: Command {
         "--model", value: "NAME", help: "must match the model the index was built with (it is read from the index)")
     static let cold = Option(
         "--cold", help: "search on its own even when a `trove serve` for the index is running")
+    /// For `trove-bench cold`: how the flat vector cache is brought in.
+    static let vectorLoad = Option(
+        "--vector-load", value: "HOW", .choice(VectorCache.LoadMode.allCases.map { Option.Choice($0.rawValue) }),
+        help: "how the vector cache is read", hidden: true)
 
     /// How results are printed.
     enum Format: Equatable { case text, files, json, jsonl }
@@ -87,6 +91,7 @@ struct SearchCommand: Command {
     var explain: Bool
     var model: String?
     var cold: Bool
+    var vectorLoad: VectorCache.LoadMode
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
@@ -114,6 +119,7 @@ struct SearchCommand: Command {
         explain = arguments.flag(Self.explain)
         model = arguments.value(Self.model)
         cold = arguments.flag(Self.cold)
+        vectorLoad = arguments.choice(Self.vectorLoad, as: VectorCache.LoadMode.self) ?? .map
         request.query = arguments.operands.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !request.query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
     }
@@ -149,13 +155,14 @@ struct SearchCommand: Command {
         request.limit = settings.searchLimit(flag: limitFlag)
         // A running `trove serve` answers without loading the vectors; anything unusual (no server, an error, no
         // hits to explain, a --model to check) goes the cold way, which also gives errors their exit codes.
-        if !cold, model == nil, let answer = WarmSearch.ask(request, indexPath: settings.indexPath),
+        if !cold, model == nil, vectorLoad == .map, let answer = WarmSearch.ask(request, indexPath: settings.indexPath),
             let hits = answer.hits, let model = answer.model, !hits.isEmpty
         {
             try print(hits, model: model, console)
             return ExitCode.success
         }
         let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
+        store.vectorLoad = vectorLoad
         let retriever = try Retriever(store: store)
         try retriever.checkRequestedModel(model)
         let hits: [SearchHit]

@@ -6,24 +6,27 @@
 
 /// A file's decoded text.
 public struct LoadedDocument: Sendable, Equatable {
-    /// The decoded text, UTF-8 BOM removed, line endings as in the file (the chunker treats CRLF and CR as LF).
+    /// The decoded text, byte-order mark removed, line endings as in the file (the chunker treats CRLF and CR as LF).
     public var text: String
-    /// True when invalid UTF-8 was replaced with U+FFFD (reported to the user).
+    /// True when invalid code units were replaced with U+FFFD (reported to the user).
     public var replacedInvalidUTF8: Bool
     /// Lowercase hex SHA-256 of the file's bytes.
     public var contentHash: String
+    /// How the file was encoded: `UTF-8`, or `UTF-16LE`, `UTF-16BE`, `UTF-32LE`, `UTF-32BE` after their BOM.
+    public var encoding: String
 
     /// A document from its parts.
-    public init(text: String, replacedInvalidUTF8: Bool, contentHash: String) {
+    public init(text: String, replacedInvalidUTF8: Bool, contentHash: String, encoding: String = "UTF-8") {
         self.text = text
         self.replacedInvalidUTF8 = replacedInvalidUTF8
         self.contentHash = contentHash
+        self.encoding = encoding
     }
 
     /// The warning to print for this document, e.g. `notes/x.md: invalid UTF-8 replaced with U+FFFD`; nil when
-    /// the file was valid UTF-8.
+    /// the file decoded cleanly.
     public func decodingWarning(displayPath: String) -> String? {
-        replacedInvalidUTF8 ? "\(displayPath): invalid UTF-8 replaced with U+FFFD" : nil
+        replacedInvalidUTF8 ? "\(displayPath): invalid \(encoding) replaced with U+FFFD" : nil
     }
 }
 
@@ -49,8 +52,10 @@ public enum DocumentLoader {
         return try decode(bytes, displayPath: displayPath)
     }
 
-    /// Decodes bytes already in memory: binary sniff, BOM, UTF-8 with replacement, hash.
+    /// Decodes bytes already in memory: a UTF-16 or UTF-32 BOM (whose text is full of NULs, so it comes before the
+    /// binary sniff), binary sniff, UTF-8 BOM, UTF-8 with replacement, hash.
     public static func decode(_ bytes: [UInt8], displayPath: String) throws -> LoadedDocument {
+        if let wide = decodeWide(bytes) { return wide }
         if bytes.prefix(binarySniffLength).contains(0) {
             throw SkippedFile(path: displayPath, reason: .binary)
         }
@@ -60,6 +65,50 @@ public enum DocumentLoader {
             return LoadedDocument(text: valid, replacedInvalidUTF8: false, contentHash: hash)
         }
         return LoadedDocument(text: String(decoding: body, as: UTF8.self), replacedInvalidUTF8: true, contentHash: hash)
+    }
+
+    /// Text after a UTF-32 or UTF-16 byte-order mark (UTF-32 first: `FF FE 00 00` also starts UTF-16LE); nil
+    /// without one. A trailing partial code unit or an invalid one becomes U+FFFD.
+    static func decodeWide(_ bytes: [UInt8]) -> LoadedDocument? {
+        let marks: [(mark: [UInt8], name: String, width: Int, bigEndian: Bool)] = [
+            ([0xFF, 0xFE, 0x00, 0x00], "UTF-32LE", 4, false), ([0x00, 0x00, 0xFE, 0xFF], "UTF-32BE", 4, true),
+            ([0xFF, 0xFE], "UTF-16LE", 2, false), ([0xFE, 0xFF], "UTF-16BE", 2, true),
+        ]
+        guard let found = marks.first(where: { bytes.starts(with: $0.mark) }) else { return nil }
+        let body = bytes.dropFirst(found.width)
+        let units = stride(from: body.startIndex, to: body.endIndex - (body.count % found.width), by: found.width)
+            .map { start in
+                body[start..<start + found.width].enumerated().reduce(UInt32(0)) { value, byte in
+                    let shift = found.bigEndian ? (found.width - 1 - byte.offset) * 8 : byte.offset * 8
+                    return value | UInt32(byte.element) << UInt32(shift)
+                }
+            }
+        var text = ""
+        let partial = !body.count.isMultiple(of: found.width)
+        var invalid = partial
+        if found.width == 4 {
+            for unit in units {
+                if let scalar = Unicode.Scalar(unit) { text.unicodeScalars.append(scalar) } else {
+                    text.unicodeScalars.append("\u{FFFD}")
+                    invalid = true
+                }
+            }
+        } else {
+            var iterator = units.map { UInt16($0) }.makeIterator()
+            var decoder = UTF16()
+            loop: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
+                case .emptyInput: break loop
+                case .error:
+                    text.unicodeScalars.append("\u{FFFD}")
+                    invalid = true
+                }
+            }
+        }
+        if partial { text.unicodeScalars.append("\u{FFFD}") }
+        return LoadedDocument(
+            text: text, replacedInvalidUTF8: invalid, contentHash: ContentHash.sha256Hex(bytes), encoding: found.name)
     }
 
     /// One open, one fstat, reads until EOF; the size is checked before and after reading (the file may grow).

@@ -18,6 +18,9 @@ public final class IndexStore {
 
     /// Opens (and, when `createIfMissing`, creates with mode 0600) the index, migrating its schema.
     /// Throws `StoreError` with code `.missingIndex` when the file is absent and `createIfMissing` is false.
+    /// How a search maps the flat vector cache; only benchmarks choose another than `.map`.
+    package var vectorLoad = VectorCache.LoadMode.map
+
     public init(path: String, createIfMissing: Bool) throws {
         self.path = path
         if !FileSystem.exists(path) {

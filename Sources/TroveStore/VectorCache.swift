@@ -13,7 +13,7 @@
 /// and a document's vectors are written with its chunks, so any change of the vectors changes the count or the
 /// highest id; the fingerprint (model, digest, chunker, prefixes) and the index file's inode catch an index deleted
 /// and rebuilt at the same path. A stale or unreadable cache is rebuilt, one that cannot be written is not used.
-enum VectorCache {
+package enum VectorCache {
     static let magic: UInt64 = 0x3143_5645_564F_5254  // "TROVEVC1" little-endian
     static let headerSize = 64
 
@@ -28,8 +28,8 @@ enum VectorCache {
         var inode: UInt64 = 0
     }
 
-    /// How `read` brings the file in (`TROVE_VECTOR_LOAD`, for measurement only; the default is `.map`).
-    enum LoadMode: String {
+    /// How `read` brings the file in (`IndexStore.vectorLoad`; another than `.map` is for measurement only).
+    package enum LoadMode: String, CaseIterable, Sendable {
         /// `mmap` read-only, page tables filled up front (`MAP_POPULATE`): the floats are scored in place.
         case map
         /// `mmap` read-only, pages faulted in by the first scan.
@@ -40,11 +40,6 @@ enum VectorCache {
         case mapSequential = "map-sequential"
         /// One `read` of the whole matrix into a fresh array (before mapping).
         case read
-
-        static let current: LoadMode = {
-            guard let raw = getenv("TROVE_VECTOR_LOAD") else { return .map }
-            return LoadMode(rawValue: String(cString: raw)) ?? .map
-        }()
     }
 
     /// The cached matrix, or nil when the file is missing, stale or damaged: its header must carry `key`, its size
@@ -55,7 +50,7 @@ enum VectorCache {
     /// reader keeps the old inode's bytes while an indexer writes a new cache. The floats were validated (finite,
     /// right length) when read from SQLite and written; they are not re-read here, as that would cost the pass
     /// over the matrix that mapping saves. The row ids are copied (8·N bytes) and checked.
-    static func read(_ path: String, key: Key, mode: LoadMode = .current) -> StoredVectors? {
+    static func read(_ path: String, key: Key, mode: LoadMode = .map) -> StoredVectors? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -186,7 +181,7 @@ extension IndexStore {
         guard let key = try database.transaction(deferred: true, { try vectorCacheKey() }) else {
             return try loadVectors()
         }
-        if let cached = VectorCache.read(vectorCachePath, key: key) { return cached }
+        if let cached = VectorCache.read(vectorCachePath, key: key, mode: vectorLoad) { return cached }
         // Key and vectors from one snapshot, so an indexer committing meanwhile cannot mislabel the cache.
         let (vectors, current) = try database.transaction(deferred: true) { (try loadVectors(), try vectorCacheKey()) }
         if let current { VectorCache.write(vectors, key: current, to: vectorCachePath) }

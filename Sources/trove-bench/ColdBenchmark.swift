@@ -12,6 +12,9 @@ enum ColdBenchmark {
     static let d = Option("--d", value: "D", .integer(min: 1), help: "floats per vector", default: "768")
     static let runs = Option("--runs", value: "R", .integer(min: 1), help: "runs per row (the median is shown)", default: "7")
     static let trove = Option("--trove", value: "PATH", .file, help: "a release build of trove (required)")
+    static let vectorLoad = Option(
+        "--vector-load", value: "HOW", .choice(VectorCache.LoadMode.allCases.map { Option.Choice($0.rawValue) }),
+        help: "how trove search reads the vector cache (passed on as its hidden --vector-load)", default: "map")
     static let index = Option(
         "--index", value: "PATH", .file, help: "where the synthetic index is built or reused",
         default: "a file in the temporary folder")
@@ -26,13 +29,15 @@ enum ColdBenchmark {
             cache (a fresh copy written with O_DIRECT before each run), and answered by a running `trove serve`.
             Prints a Markdown table.
             """,
-        groups: [OptionGroup("Options", [trove, n, d, runs, index])])
+        groups: [OptionGroup("Options", [trove, n, d, runs, index, vectorLoad])])
 
     static func main(_ arguments: Arguments) async throws -> Int32 {
         let n = arguments.integer(Self.n) ?? 100_000
         let d = arguments.integer(Self.d) ?? 768
         let runs = arguments.integer(Self.runs) ?? 7
         let index = arguments.value(Self.index)
+        // Passed to the cold searches only: a search with another load path than the default skips `trove serve`.
+        let load = arguments.value(Self.vectorLoad).map { ["--vector-load", $0] } ?? []
         guard let trove = arguments.value(Self.trove) else {
             throw UsageError("--trove PATH (a release build of trove) is required")
         }
@@ -48,21 +53,21 @@ enum ColdBenchmark {
                     var times: [Double] = []
                     for _ in 0..<runs {
                         if !cached { unlink(path + ".vectors") }
-                        times.append(try timeSearch(trove, index: path, mode: mode, server: server))
+                        times.append(try timeSearch(trove, index: path, mode: mode, server: server, extra: load))
                     }
                     times.sort()
                     let label = cached ? "flat cache" : "SQLite BLOB per row"
                     print("| \(n) × \(d) | \(mode) | \(label) | \(Int(times[times.count / 2])) | \(Int(times[0])) |")
                     fflush(stdout)
                     // Leave the cache in place for the next cached rows.
-                    if !cached { _ = try timeSearch(trove, index: path, mode: mode, server: server) }
+                    if !cached { _ = try timeSearch(trove, index: path, mode: mode, server: server, extra: load) }
                 }
                 // The cache file not in the page cache: a fresh copy written with O_DIRECT (which leaves no pages
                 // cached) renamed over it before each run. Nothing else is evicted.
                 var times: [Double] = []
                 for _ in 0..<runs {
                     try freshUncachedCopy(path + ".vectors")
-                    times.append(try timeSearch(trove, index: path, mode: mode, server: server))
+                    times.append(try timeSearch(trove, index: path, mode: mode, server: server, extra: load))
                 }
                 times.sort()
                 print(
@@ -153,10 +158,12 @@ enum ColdBenchmark {
     }
 
     /// Wall time of one `trove search` process in milliseconds; it must exit 0.
-    static func timeSearch(_ trove: String, index: String, mode: String, server: FakeOllamaServer) throws -> Double {
+    static func timeSearch(
+        _ trove: String, index: String, mode: String, server: FakeOllamaServer, extra: [String] = []
+    ) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: trove)
-        process.arguments = ["search", "--mode", mode, "--index", index, "-n", "10", "topic passage 42"]
+        process.arguments = ["search", "--mode", mode, "--index", index, "-n", "10"] + extra + ["topic passage 42"]
         var environment = ProcessInfo.processInfo.environment
         environment["OLLAMA_HOST"] = server.baseURL.absoluteString
         process.environment = environment

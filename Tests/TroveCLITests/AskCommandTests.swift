@@ -39,7 +39,7 @@ struct AskCommandTests {
             (try JSONSerialization.jsonObject(with: Data(search.output.utf8)) as? [String: Any])?["hits"]
                 as? [[String: Any]])
         let location = { (hit: [String: Any]) in
-            "\(hit["path"] as? String ?? ""):\(hit["start_line"] as? Int ?? 0)-\(hit["end_line"] as? Int ?? 0)"
+            "\(displayed(hit["path"] as? String ?? "")):\(hit["start_line"] as? Int ?? 0)-\(hit["end_line"] as? Int ?? 0)"
         }
 
         let run = await rig.ask([keyQuestion])
@@ -124,7 +124,7 @@ struct AskCommandTests {
         let run = await rig.ask([keyQuestion])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.hasPrefix("Extractive answer: the passages that best match, quoted from your documents"))
-        #expect(run.output.contains("\n[1] \(corpora)/"))
+        #expect(run.output.contains("\n[1] \(displayed(corpora))/"))
         #expect(run.output.contains("\n    > "))
         #expect(
             run.error
