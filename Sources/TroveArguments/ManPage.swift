@@ -10,7 +10,7 @@ package enum ManPage {
             ".TH \(name.uppercased()) 1 \"\(date)\" \"\(name) \(version)\" \"User Commands\"",
             ".SH NAME", "\(escape(name)) \\- \(escape(program.summary))",
             ".SH SYNOPSIS", ".B \(escape(name))", ".I command", "[\\fIoptions\\fR] [\\fIarguments\\fR]",
-            ".SH DESCRIPTION", escape(program.summary),
+            ".SH DESCRIPTION", "\\fB\(escape(name))\\fR: \(escape(program.summary)).", ".PP",
             "Run \\fB\(name) help\\fR \\fIcommand\\fR or \\fB\(name)\\fR \\fIcommand\\fR \\fB\\-\\-help\\fR for one command.",
             ".SH COMMANDS",
         ]
