@@ -126,6 +126,30 @@ struct SearchOptionsTests {
         #expect(!plain.output.contains("\u{1B}["))
         let piped = await trove(["search", "-n", "1", "sourdough starter"], index: index, server: server)
         #expect(!piped.output.contains("\u{1B}["))
+        let forced = await trove(
+            ["search", "-n", "1", "sourdough starter"], index: index, server: server,
+            environment: ["CLICOLOR_FORCE": "1"])
+        #expect(forced.output.contains("\u{1B}[1mstarter\u{1B}[0m"))
+        for environment in [["CLICOLOR_FORCE": "0"], ["CLICOLOR_FORCE": "1", "NO_COLOR": "1"]] {
+            let run = await trove(
+                ["search", "-n", "1", "sourdough starter"], index: index, server: server, environment: environment)
+            #expect(!run.output.contains("\u{1B}["), "\(environment)")
+        }
+    }
+
+    @Test("-l -0 ends each path with NUL, so a file name holding a newline reaches xargs -0 whole")
+    func nullTerminatedFiles() async throws {
+        let notes = try TemporaryDirectory()
+        _ = try notes.write("plain.md", "# Kayaks\n\nThe kayak paddle feathering angle.\n")
+        _ = try notes.write("two\nlines.md", "# Kayak racks\n\nA kayak roof rack and its paddle clips.\n")
+        let index = notes.path + "/i.sqlite"
+        let indexed = await trove(["index", notes.path], index: index, server: server)
+        try #require(indexed.status == 0, "\(indexed.error)")
+        let run = await trove(["search", "-l0", "kayak paddle"], index: index, server: server)
+        #expect(run.status == 0)
+        let paths = run.output.split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
+        #expect(paths.last == "")
+        #expect(Set(paths.dropLast()) == [displayed(notes.path + "/plain.md"), displayed(notes.path + "/two\nlines.md")])
     }
 
     @Test("keyword mode needs no Ollama, and no text breaks the FTS5 query syntax")

@@ -78,6 +78,44 @@ struct DocumentLoaderTests {
         #expect(document.contentHash == ContentHash.sha256Hex(bytes))
     }
 
+    @Test(
+        "UTF-16 and UTF-32 with a byte-order mark are decoded, not skipped as binary",
+        arguments: [
+            ("UTF-16LE", [0xFF, 0xFE] as [UInt8], 2, false), ("UTF-16BE", [0xFE, 0xFF], 2, true),
+            ("UTF-32LE", [0xFF, 0xFE, 0x00, 0x00], 4, false), ("UTF-32BE", [0x00, 0x00, 0xFE, 0xFF], 4, true),
+        ])
+    func wideEncodings(name: String, mark: [UInt8], width: Int, bigEndian: Bool) throws {
+        let text = "# Café notes\r\nüber 🦆 naïve\n"
+        let units: [UInt32] = width == 2 ? text.utf16.map(UInt32.init) : text.unicodeScalars.map(\.value)
+        let body = units.flatMap { unit in
+            let bytes = (0..<width).map { UInt8(truncatingIfNeeded: unit >> (8 * UInt32($0))) }
+            return bigEndian ? bytes.reversed() : bytes
+        }
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("wide.md", data: Data(mark + body))
+        let document = try DocumentLoader.load(path: path, maxFileSize: 1000)
+        #expect(document.text == text)
+        #expect(document.encoding == name)
+        #expect(!document.replacedInvalidUTF8)
+        #expect(document.contentHash == ContentHash.sha256Hex(mark + body))
+
+        // A cut-off last code unit becomes U+FFFD and is reported.
+        let cut = try DocumentLoader.load(path: try dir.write("cut.md", data: Data(mark + body.dropLast())), maxFileSize: 1000)
+        #expect(cut.text.hasSuffix("\u{FFFD}"))
+        #expect(cut.decodingWarning(displayPath: "cut.md") == "cut.md: invalid \(name) replaced with U+FFFD")
+    }
+
+    @Test("a lone UTF-16 surrogate becomes U+FFFD; without a BOM, NULs still mean binary")
+    func wideInvalid() throws {
+        let dir = try TemporaryDirectory()
+        let lone = try DocumentLoader.load(
+            path: try dir.write("lone.md", data: Data([0xFF, 0xFE, 0x41, 0x00, 0x00, 0xD8, 0x42, 0x00])), maxFileSize: 100)
+        #expect(lone.text == "A\u{FFFD}B")
+        #expect(lone.replacedInvalidUTF8)
+        let noMark = try dir.write("nomark.md", data: Data([0x41, 0x00, 0x42, 0x00]))
+        #expect(throws: SkippedFile(path: noMark, reason: .binary)) { try DocumentLoader.load(path: noMark, maxFileSize: 100) }
+    }
+
     @Test("the loader re-checks the size limit and reports missing files and FIFOs as unreadable")
     func loaderSkips() throws {
         let dir = try TemporaryDirectory()
