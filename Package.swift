@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
-            dependencies: ["TroveCLI", "TroveTestSupport", "trove", "TroveMiniLM"],
+            dependencies: ["TroveCLI", "TroveTestSupport", "trove", "trove-bench", "TroveMiniLM"],
             swiftSettings: strict
         ),
     ]

@@ -7,14 +7,16 @@ import TroveTestSupport
 /// `input` is written to its standard input; with `interruptOnOutput` it gets SIGINT (Ctrl-C) once it has printed
 /// something, as a user would press it mid-answer.
 func runBinary(
-    _ arguments: [String], environment: [String: String], input: String? = nil, interruptOnOutput: Bool = false
+    _ arguments: [String], environment: [String: String], input: String? = nil, interruptOnOutput: Bool = false,
+    executable: URL = troveExecutable
 ) async throws -> Invocation {
     try await withCheckedThrowingContinuation { continuation in
         Thread {
             continuation.resume(
                 with: Result {
                     try runBinaryBlocking(
-                        arguments, environment: environment, input: input, interruptOnOutput: interruptOnOutput)
+                        arguments, environment: environment, input: input, interruptOnOutput: interruptOnOutput,
+                        executable: executable)
                 })
         }.start()
     }
@@ -25,10 +27,10 @@ private final class DataBox: @unchecked Sendable {  // written by one thread, re
 }
 
 private func runBinaryBlocking(
-    _ arguments: [String], environment: [String: String], input: String?, interruptOnOutput: Bool
+    _ arguments: [String], environment: [String: String], input: String?, interruptOnOutput: Bool, executable: URL
 ) throws -> Invocation {
     let process = Process()
-    process.executableURL = troveExecutable
+    process.executableURL = executable
     process.arguments = arguments
     process.environment = environment.merging(["HOME": NSTemporaryDirectory(), "SWIFT_BACKTRACE": "enable=no"]) { $1 }
     let output = Pipe()
@@ -67,12 +69,14 @@ private func runBinaryBlocking(
 }
 
 /// `trove` sits beside the test bundle in the build folder.
-let troveExecutable: URL = {
-    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("trove")
+let troveExecutable = builtExecutable("trove")
+
+/// An executable product of this package, beside the test bundle in the build folder.
+func builtExecutable(_ name: String) -> URL {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-    return URL(fileURLWithPath: repositoryRoot + "/.build/debug/trove")
-}()
+    return URL(fileURLWithPath: repositoryRoot + "/.build/debug/" + name)
+}
 
 @Suite("The trove executable")
 struct BinaryTests {
@@ -92,6 +96,21 @@ struct BinaryTests {
         #expect(search.output.hasPrefix(displayed(corpora + "/" + query.expected) + ":"))
         #expect(!search.output.contains("\u{1B}["), "no colour when piped")
         #expect(search.error.isEmpty)
+    }
+
+    @Test(
+        "trove-bench parses like trove: a mistyped flag or a bad value is an error (exit 64), never a silent default",
+        arguments: [
+            (["search", "--sizse", "10"], "Error: unknown option '--sizse' — did you mean '--sizes'?"),
+            (["search", "--queries", "many"], "Error: --queries expects a whole number of at least 1, got 'many'"),
+            (["embed", "--row-loops", "sse"], "Error: --row-loops expects baseline, avx2 or avx512, got 'sse'"),
+            (["serch"], "Error: unknown command 'serch' — did you mean 'search'?"),
+        ])
+    func benchTypos(arguments: [String], message: String) async throws {
+        let run = try await runBinary(arguments, environment: [:], executable: builtExecutable("trove-bench"))
+        #expect(run.status == 64)
+        #expect(run.error.hasPrefix(message + "\n"), "\(run.error)")
+        #expect(run.output.isEmpty)
     }
 
     @Test("the binary exits 69 when Ollama is unreachable, with a one-line message")

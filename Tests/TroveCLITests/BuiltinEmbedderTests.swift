@@ -91,11 +91,11 @@ struct BuiltinEmbedderTests {
                 + "is missing — run Scripts/install-model.sh\n")
     }
 
-    @Test("an unknown --embedder is a usage error")
-    func unknownEmbedder() async {
-        let run = await trove(["embed", "--embedder", "openai", "x"], index: "/nonexistent")
+    @Test("an unknown --embedder is a usage error", arguments: ["embed", "index"])
+    func unknownEmbedder(command: String) async {
+        let run = await trove([command, "--embedder", "openai", "x"], index: "/nonexistent")
         #expect(run.status == 64)
-        #expect(run.error.hasPrefix("Error: unknown embedder 'openai' — use --embedder ollama or --embedder builtin\n"))
+        #expect(run.error.hasPrefix("Error: --embedder expects ollama or builtin, got 'openai'\n"))
     }
 
     @Test("an index built with Ollama's nomic-embed-text refuses the builtin embedder, naming both")
