@@ -56,9 +56,18 @@ package enum ManPage {
         return result
     }
 
-    /// Escapes text for roff: backslashes, minus signs, and a leading `.` or `'` that would read as a request.
+    /// Escapes text for roff: backslashes, minus signs, a leading `.` or `'` that would read as a request, and
+    /// anything beyond ASCII as `\[uXXXX]` (troff without preconv reads bytes, not UTF-8).
     static func escape(_ text: String) -> String {
-        var result = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\e"
+            case "-": result += "\\-"
+            case _ where scalar.isASCII: result.unicodeScalars.append(scalar)
+            default: result += "\\[u" + String(format: "%04X", scalar.value) + "]"
+            }
+        }
         if result.hasPrefix(".") || result.hasPrefix("'") { result = "\\&" + result }
         return result
     }
