@@ -16,7 +16,8 @@ require_packages "${TROVE_PACKAGES[@]}" python3-pip python3-venv
 # The semantic tests (tokenizer, encoder, ranking by meaning) need the built-in model; without it they are skipped.
 Scripts/install-model.sh >&2
 
-# The peers tests start as real servers or clients: add a tool here when a test starts using it.
+# The peers tests start as real servers or clients (../shared/tools/NAME/setup.sh makes each one's .venv): add a
+# tool here when a test starts using it.
 tools=()
 shared=../shared/tools
 for tool in "${tools[@]}"; do
