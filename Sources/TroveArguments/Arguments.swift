@@ -102,20 +102,19 @@ package struct Arguments: Sendable {
                 throw UsageError("\(name) expects whole numbers of at least \(min) separated by commas, got '\(text)'")
             }
         case .number(let range):
-            guard let number = Double(text), range.contains(number) else {
-                throw UsageError(
-                    "\(name) expects a number from \(format(range.lowerBound)) to \(format(range.upperBound)), got '\(text)'"
-                )
+            guard let number = Double(text), number.isFinite, range.contains(number) else {
+                throw UsageError("\(name) expects a number \(describe(range)), got '\(text)'")
             }
         case .numbers(let range):
             guard numbers(text, in: range) != nil else {
-                throw UsageError(
-                    "\(name) expects numbers from \(format(range.lowerBound)) to \(format(range.upperBound)) separated "
-                        + "by commas, got '\(text)'")
+                throw UsageError("\(name) expects numbers \(describe(range)) separated by commas, got '\(text)'")
             }
         case .size:
-            guard byteSize(text) != nil else {
+            guard let (number, unit) = sizeParts(text) else {
                 throw UsageError("\(name) expects a size like 10M, 512k or 1048576, got '\(text)'")
+            }
+            guard !number.multipliedReportingOverflow(by: unit.factor).overflow else {
+                throw UsageError("\(name) '\(text)' is too large: at most \(Int64.max / unit.factor)\(unit.name)")
             }
         case .choice(let choices):
             let words = choices.map(\.name)
@@ -125,6 +124,12 @@ package struct Arguments: Sendable {
                 throw UsageError("\(name) expects \(list), got '\(text)'\(hint)")
             }
         }
+    }
+
+    /// `from 0 to 2`, or `of at least 0` when there is no upper bound.
+    private static func describe(_ range: ClosedRange<Double>) -> String {
+        range.upperBound.isFinite
+            ? "from \(format(range.lowerBound)) to \(format(range.upperBound))" : "of at least \(format(range.lowerBound))"
     }
 
     /// `1` for 1.0, `0.25` for 0.25.
@@ -144,17 +149,23 @@ package struct Arguments: Sendable {
         return parts.map { $0! }
     }
 
-    static func byteSize(_ text: String) -> Int64? {
+    /// `10M` → (10, M: 2^20); a trailing `b` is allowed. Nil unless the number is above 0.
+    static func sizeParts(_ text: String) -> (Int64, (name: String, factor: Int64))? {
         let units: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
         var digits = text.lowercased()
         if digits.hasSuffix("b") { digits.removeLast() }
-        var factor: Int64 = 1
-        if let unit = digits.last, let scale = units[unit] {
-            factor = scale
+        var unit = (name: "", factor: Int64(1))
+        if let letter = digits.last, let scale = units[letter] {
+            unit = (String(letter).uppercased(), scale)
             digits.removeLast()
         }
         guard let number = Int64(digits), number > 0 else { return nil }
-        let (product, overflow) = number.multipliedReportingOverflow(by: factor)
+        return (number, unit)
+    }
+
+    static func byteSize(_ text: String) -> Int64? {
+        guard let (number, unit) = sizeParts(text) else { return nil }
+        let (product, overflow) = number.multipliedReportingOverflow(by: unit.factor)
         return overflow ? nil : product
     }
 

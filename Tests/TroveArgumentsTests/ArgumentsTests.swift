@@ -11,12 +11,13 @@ private enum Declared {
     static let path = Option("--path", value: "GLOB", help: "only these paths", repeatable: true)
     static let score = Option("--min-score", value: "S", .number(-1...1), help: "lowest score")
     static let size = Option("--max-size", value: "N", .size, help: "largest file")
+    static let weight = Option("--weight", value: "W", .number(0...Double.infinity), help: "keyword weight")
     static let mode = Option(
         "--mode", value: "MODE", .choice([Option.Choice("hybrid"), Option.Choice("vector"), Option.Choice("keyword")]),
         help: "how to rank")
     static let threads = Option("--threads", value: "LIST", .integers(min: 1), help: "thread counts")
     static let secret = Option("--retry-base-ms", value: "MS", .integer(min: 0), help: "for tests", hidden: true)
-    static let all = [limit, json, quiet, verbose, null, path, score, size, mode, threads, secret, Option.help]
+    static let all = [limit, json, quiet, verbose, null, path, score, size, weight, mode, threads, secret, Option.help]
 }
 
 private func parse(_ words: [String]) throws -> Arguments { try Arguments(words, options: Declared.all) }
@@ -91,6 +92,9 @@ struct ArgumentsTests {
             (["--limit=many"], "-n/--limit expects a whole number of at least 1, got 'many'"),
             (["--min-score", "2"], "--min-score expects a number from -1 to 1, got '2'"),
             (["--max-size", "big"], "--max-size expects a size like 10M, 512k or 1048576, got 'big'"),
+            (["--max-size", "9999999999999G"], "--max-size '9999999999999G' is too large: at most 8589934591G"),
+            (["--min-score", "nan"], "--min-score expects a number from -1 to 1, got 'nan'"),
+            (["--weight", "inf"], "--weight expects a number of at least 0, got 'inf'"),
             (["--threads", "1,,2"], "--threads expects whole numbers of at least 1 separated by commas, got '1,,2'"),
             (["--mode", "hybird"], "--mode expects hybrid, vector or keyword, got 'hybird' — did you mean 'hybrid'?"),
             (["--mode", "fast"], "--mode expects hybrid, vector or keyword, got 'fast'"),
