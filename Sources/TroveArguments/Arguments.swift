@@ -129,7 +129,8 @@ package struct Arguments: Sendable {
     /// `from 0 to 2`, or `of at least 0` when there is no upper bound.
     private static func describe(_ range: ClosedRange<Double>) -> String {
         range.upperBound.isFinite
-            ? "from \(format(range.lowerBound)) to \(format(range.upperBound))" : "of at least \(format(range.lowerBound))"
+            ? "from \(format(range.lowerBound)) to \(format(range.upperBound))"
+            : "of at least \(format(range.lowerBound))"
     }
 
     /// `1` for 1.0, `0.25` for 0.25.

@@ -37,7 +37,9 @@ package struct CommandSpec: Sendable {
 
     /// The groups as help shows them: hidden options left out, `-h, --help` at the end of the last group.
     package var visibleGroups: [OptionGroup] {
-        var shown = groups.map { OptionGroup($0.title, $0.options.filter { !$0.hidden }) }.filter { !$0.options.isEmpty }
+        var shown = groups.map { OptionGroup($0.title, $0.options.filter { !$0.hidden }) }.filter {
+            !$0.options.isEmpty
+        }
         if !groups.contains(where: { $0.options.contains(.help) }) {
             if shown.isEmpty { shown.append(OptionGroup("Options", [])) }
             shown[shown.count - 1].options.append(.help)

@@ -26,7 +26,8 @@ package enum ManPage {
                     page += [".TP", names, escape(HelpText.sentence(option))]
                     let described = option.choices.filter { !$0.help.isEmpty }
                     if !described.isEmpty {
-                        page += [".RS"] + option.choices.flatMap { [".TP", "\\fB\(escape($0.name))\\fR", escape($0.help)] }
+                        page +=
+                            [".RS"] + option.choices.flatMap { [".TP", "\\fB\(escape($0.name))\\fR", escape($0.help)] }
                         page.append(".RE")
                     }
                 }
@@ -35,7 +36,9 @@ package enum ManPage {
         }
         if !program.environment.isEmpty {
             page.append(".SH ENVIRONMENT")
-            for variable in program.environment { page += [".TP", "\\fB\(escape(variable.name))\\fR", escape(variable.help)] }
+            for variable in program.environment {
+                page += [".TP", "\\fB\(escape(variable.name))\\fR", escape(variable.help)]
+            }
         }
         if !program.exitStatus.isEmpty { page += [".SH EXIT STATUS", escape(program.exitStatus)] }
         return page.joined(separator: "\n") + "\n"

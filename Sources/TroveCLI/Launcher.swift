@@ -6,8 +6,10 @@ public enum Launcher {
 
     static var commands: [any Command.Type] {
         [
-            IndexCommand.self, SearchCommand.self, AskCommand.self, ChatCommand.self, StatusCommand.self, DoctorCommand.self, ForgetCommand.self,
-            VacuumCommand.self, ModelsCommand.self, PullCommand.self, RmCommand.self, ConfigCommand.self, EmbedCommand.self,
+            IndexCommand.self, SearchCommand.self, AskCommand.self, ChatCommand.self, StatusCommand.self,
+            DoctorCommand.self, ForgetCommand.self,
+            VacuumCommand.self, ModelsCommand.self, PullCommand.self, RmCommand.self, ConfigCommand.self,
+            EmbedCommand.self,
             ServeCommand.self, CompletionsCommand.self,
         ]
     }
@@ -42,7 +44,8 @@ public enum Launcher {
         guard !commit.isEmpty || !date.isEmpty else {
             return "trove \(version) (development build: no commit or date recorded; Scripts/install.sh records them)"
         }
-        return "trove \(version) (commit \(commit.isEmpty ? "unknown" : commit), built \(date.isEmpty ? "unknown" : date))"
+        return
+            "trove \(version) (commit \(commit.isEmpty ? "unknown" : commit), built \(date.isEmpty ? "unknown" : date))"
     }
 
     /// Runs one invocation; `arguments` excludes the program name. Returns the exit status.
@@ -106,7 +109,9 @@ public enum Launcher {
     static var overview: String {
         let visible = program.commands
         let width = visible.map { $0.name.count }.max() ?? 0
-        let list = visible.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.abstract)" }
+        let list = visible.map {
+            "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.abstract)"
+        }
         let variables = environment.map {
             "  " + $0.name.padding(toLength: max(20, $0.name.count + 1), withPad: " ", startingAt: 0) + $0.help
         }
@@ -161,7 +166,8 @@ struct CompletionsCommand: Command {
         }
         guard let shell = Completions.Shell(rawValue: word) else {
             let hint = Suggestion.closest(to: word, among: Completions.Shell.allCases.map(\.rawValue))
-            throw UsageError("no completions for '\(word)': bash, zsh or fish" + (hint.map { " — did you mean '\($0)'?" } ?? ""))
+            throw UsageError(
+                "no completions for '\(word)': bash, zsh or fish" + (hint.map { " — did you mean '\($0)'?" } ?? ""))
         }
         self.shell = shell
     }

@@ -84,9 +84,18 @@ struct ArgumentsTests {
     @Test(
         "mistakes are one line that says what was expected and what was given",
         arguments: [
-            (["--path", "--json", "x"], "--path needs a value (GLOB), got the option '--json' — write --path=VALUE for a value that starts with -"),
-            (["-n", "-q"], "-n needs a value (N), got the option '-q' — write --limit=VALUE for a value that starts with -"),
-            (["--path", "--", "x"], "--path needs a value (GLOB), got the option '--' — write --path=VALUE for a value that starts with -"),
+            (
+                ["--path", "--json", "x"],
+                "--path needs a value (GLOB), got the option '--json' — write --path=VALUE for a value that starts with -"
+            ),
+            (
+                ["-n", "-q"],
+                "-n needs a value (N), got the option '-q' — write --limit=VALUE for a value that starts with -"
+            ),
+            (
+                ["--path", "--", "x"],
+                "--path needs a value (GLOB), got the option '--' — write --path=VALUE for a value that starts with -"
+            ),
             (["--limit"], "--limit needs a value"),
             (["-n", "0"], "-n/--limit expects a whole number of at least 1, got '0'"),
             (["--limit=many"], "-n/--limit expects a whole number of at least 1, got 'many'"),
