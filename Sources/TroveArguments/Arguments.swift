@@ -46,7 +46,8 @@ package struct Arguments: Sendable {
                 attached = String(word.dropFirst(2))
             }
             guard let option = options.first(where: { $0.long == name || $0.short == name }) else {
-                throw UsageError(Self.unknown(name, among: options))
+                // `-foo` is named whole: it is more likely a word meant as an operand than `-f` with a value.
+                throw UsageError(Self.unknown(word.hasPrefix("--") ? name : word, among: options))
             }
             if option.isFlag {
                 if let attached {
@@ -82,8 +83,13 @@ package struct Arguments: Sendable {
     private static func unknown(_ name: String, among options: [Option]) -> String {
         let visible = options.filter { !$0.hidden }
         let names = visible.map(\.long) + visible.compactMap(\.short)
-        let hint = Suggestion.closest(to: name, among: names).map { " — did you mean '\($0)'?" } ?? ""
-        return "unknown option '\(name)'\(hint)"
+        if let near = Suggestion.closest(to: name, among: names) {
+            return "unknown option '\(name)' — did you mean '\(near)'?"
+        }
+        if !name.hasPrefix("--"), name.count > 2 {
+            return "unknown option '\(name)' — an argument that starts with - goes after --, as in: -- \(name)"
+        }
+        return "unknown option '\(name)'"
     }
 
     /// Throws the message a bad value gets: what was expected, and what was given.

@@ -113,6 +113,7 @@ struct ArgumentsTests {
             (["--colour"], "unknown option '--colour'"),
             (["--retry-base"], "unknown option '--retry-base'"),
             (["-x"], "unknown option '-x'"),
+            (["-foo"], "unknown option '-foo' — an argument that starts with - goes after --, as in: -- -foo"),
             (["--json=yes"], "--json takes no value, got '--json=yes'"),
         ])
     func mistakes(words: [String], message: String) {
