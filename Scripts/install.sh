@@ -51,4 +51,8 @@ trove=$prefix/bin/trove
 "$trove" completions fish > "$prefix/share/fish/vendor_completions.d/trove.fish"
 
 echo "installed $("$trove" --version) in $prefix/bin/trove"
+case "$prefix" in
+    /usr | /usr/local) ;;
+    *) echo "note: for zsh, add to ~/.zshrc before compinit: fpath+=($prefix/share/zsh/site-functions)" >&2 ;;
+esac
 case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH — add it: export PATH=\"$prefix/bin:\$PATH\"" >&2 ;; esac
