@@ -1,8 +1,8 @@
 /// A mistake in how a command was called: printed with the usage line, exit 64.
-public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// The words after a command's name, parsed against its declared options; the rest are its operands.
