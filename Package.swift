@@ -60,9 +60,11 @@ let package = Package(
         .target(name: "TroveArguments", swiftSettings: strict),
         // The git commit and build date Scripts/install.sh passes in with -Xcc -D.
         .target(name: "CBuildInfo"),
+        // Front ends call TroveKit only (Ollama for model management); `trove mcp`'s protocol is a target of its own.
+        .target(name: "TroveMCP", dependencies: ["TroveKit"], swiftSettings: strict),
         .target(
             name: "TroveCLI",
-            dependencies: ["TroveKit", "TroveStore", "TroveIngest", "Ollama", "TroveBLAS", "TroveMiniLM", "TroveArguments", "CBuildInfo"],
+            dependencies: ["TroveKit", "TroveMCP", "Ollama", "TroveArguments", "CBuildInfo"],
             swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
         // The README's Ollama examples, compiled with everything else so they cannot rot.
@@ -90,6 +92,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "TroveTestSupport", "trove"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
             dependencies: ["TroveCLI", "TroveTestSupport", "trove", "trove-bench", "TroveMiniLM"],

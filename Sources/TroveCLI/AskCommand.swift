@@ -1,7 +1,5 @@
 import Foundation
-import Ollama
 import TroveKit
-import TroveStore
 
 /// `trove ask QUESTION`: a cited answer from your documents, streamed.
 struct AskCommand: Command {
@@ -64,60 +62,33 @@ struct AskCommand: Command {
         var options = self.options
         options.temperature = settings.chatTemperature(flag: options.temperature)
         options.chatModel = settings.chatModel(flag: chatModelFlag)
-        let asker = Asker(client: settings.client, options: options)
-        // The chat model first: a missing one should cost nothing else.
-        let model = try await chatModel(asker, chosen: settings.chatModelChosen(flag: chatModelFlag))
-        let access = try IndexAccess(settings: settings)
-        let retrieval = try await asker.retrieve(query: question, retriever: access.retriever, embedder: access.embedder)
-        let printer = AnswerPrinter(console: console, json: json)
-        guard retrieval.covered || (options.allowGeneral && model.info != nil) else {
-            printer.printUncovered(question: question, retrieval: retrieval, options: options)
-            return ExitCode.failure
-        }
-        guard let model = model.info else {
-            if !extractive { console.log("note: no chat model (\(model.reason)); answering with the passages themselves") }
-            let answer = ExtractiveAnswer(
-                question: question, retrieval: retrieval, minScore: options.minScore, reason: model.reason)
-            printer.print(answer)
-            return ExitCode.success
-        }
-
+        var request = AskRequest(question: question, options: options)
+        // Without a usable chat model the answer is extractive; a model the user named must work.
+        request.chatModelChosen = settings.chatModelChosen(flag: chatModelFlag)
+        request.extractive = extractive
+        let index = try settings.openIndex()
         let streamTokens = stream && !json
         let task = Task {
-            try await asker.answer(question: question, hits: retrieval.hits, history: [], model: model) { token in
+            try await index.ask(request) { token in
                 if streamTokens { console.output.write(token) }
             }
         }
         Interrupts.onNext { task.cancel() }
         defer { Interrupts.clear() }
-        let answer = try await task.value
-        printer.print(answer, streamed: streamTokens)
-        return answer.interrupted ? ExitCode.interrupted : ExitCode.success
-    }
-}
-
-extension AskCommand {
-    /// The chat model to ask, or why there is none and the answer is extractive.
-    struct ModelChoice {
-        var info: ChatModelInfo?
-        var reason: String
-    }
-
-    /// Inspects the chat model. `--extractive`, an unreachable Ollama, or the default model missing or unable
-    /// to chat mean an extractive answer; a model the user named that cannot be used is their error to fix.
-    func chatModel(_ asker: Asker, chosen: Bool) async throws -> ModelChoice {
-        if extractive { return ModelChoice(info: nil, reason: "--extractive asks no chat model") }
-        do {
-            return ModelChoice(info: try await asker.inspectModel(), reason: "")
-        } catch let error as OllamaError where error.kind == .unreachable || (!chosen && error.isModelUnusable) {
-            return ModelChoice(info: nil, reason: error.message)
+        let printer = AnswerPrinter(console: console, json: json)
+        switch try await task.value {
+        case .uncovered(let retrieval):
+            printer.printUncovered(question: question, retrieval: retrieval, options: options)
+            return ExitCode.failure
+        case .extractive(let answer):
+            if !extractive { console.log("note: no chat model (\(answer.reason)); answering with the passages themselves") }
+            printer.print(answer)
+            return ExitCode.success
+        case .answered(let answer):
+            printer.print(answer, streamed: streamTokens)
+            return answer.interrupted ? ExitCode.interrupted : ExitCode.success
         }
     }
-}
-
-extension OllamaError {
-    /// The model is not pulled or cannot chat.
-    var isModelUnusable: Bool { kind == .modelMissing || kind == .notCapable }
 }
 
 /// Options `ask` and `chat` share.
@@ -150,18 +121,5 @@ enum ChatOptionsParser {
                 throw UsageError("cannot read the system prompt file \(file): \(error.localizedDescription)")
             }
         }
-    }
-}
-
-/// Opens the index for retrieval with the embedder its vectors were made with.
-struct IndexAccess {
-    let retriever: Retriever
-    let embedder: any Embedder
-
-    init(settings: Settings) throws {
-        let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
-        retriever = try Retriever(store: store)
-        // The embedder the index records (ollama or builtin), never another.
-        embedder = try settings.embedder(kindFlag: nil, modelFlag: nil, indexed: retriever.manifest)
     }
 }

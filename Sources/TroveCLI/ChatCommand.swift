@@ -1,7 +1,5 @@
 import Foundation
-import Ollama
 import TroveKit
-import TroveStore
 
 /// `trove chat`: a conversation with your documents, resumable by name.
 struct ChatCommand: Command {
@@ -52,16 +50,15 @@ struct ChatCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let access = try IndexAccess(settings: settings)
-        let store = access.retriever.store
-        let record = try store.chatSession(named: session, chatModel: settings.chatModel(flag: chatModelFlag))
+        let index = try settings.openIndex()
+        let record = try await index.chatSession(named: session, chatModel: settings.chatModel(flag: chatModelFlag))
         var options = self.options
         options.temperature = settings.chatTemperature(flag: options.temperature)
         options.chatModel = chatModelFlag.map { settings.chatModel(flag: $0) } ?? record.chatModel
         var state = ChatState(
-            options: options, model: try await Asker(client: settings.client, options: options).inspectModel(),
-            conversation: Conversation(turns: try store.chatMessages(sessionID: record.id)))
-        if options.chatModel != record.chatModel { try store.setChatModel(sessionID: record.id, options.chatModel) }
+            options: options, model: try await index.inspectChatModel(options),
+            conversation: Conversation(turns: record.turns))
+        if options.chatModel != record.chatModel { try await index.setChatModel(options.chatModel, of: record) }
 
         let interactive = FileStream(descriptor: STDIN_FILENO).isTerminal
         if interactive {
@@ -75,32 +72,30 @@ struct ChatCommand: Command {
             let input = line.trimmingCharacters(in: .whitespaces)
             if input.isEmpty { continue }
             if input.hasPrefix("/") {
-                let outcome = try await handleCommand(input, state: &state, settings: settings, store: store, sessionID: record.id, console: console)
+                let outcome = try await handleCommand(input, state: &state, index: index, session: record, console: console)
                 if outcome == .exit { break }
                 continue
             }
-            let retrieval = try await Asker(client: settings.client, options: state.options).retrieve(
-                query: state.conversation.retrievalQuery(for: input), retriever: access.retriever,
-                embedder: access.embedder)
-            guard retrieval.covered || state.options.allowGeneral else {
-                AnswerPrinter(console: console, json: false).printUncovered(
-                    question: input, retrieval: retrieval, options: state.options)
-                continue
-            }
-            let asker = Asker(client: settings.client, options: state.options)
-            let history = state.conversation.history(budget: state.model.contextWindow / 4)
-            let model = state.model
+            var request = AskRequest(question: input, options: state.options)
+            request.conversation = state.conversation
+            request.model = state.model
             let task = Task {
-                try await asker.answer(question: input, hits: retrieval.hits, history: history, model: model) { token in
-                    console.output.write(token)
-                }
+                try await index.ask(request) { token in console.output.write(token) }
             }
             // Ctrl-C stops this answer and returns to the prompt; at the prompt it leaves.
             Interrupts.onNext { task.cancel() }
             let answer: Answer
             do {
-                answer = try await task.value
+                let outcome = try await task.value
                 Interrupts.clear()
+                guard case .answered(let answered) = outcome else {
+                    if case .uncovered(let retrieval) = outcome {
+                        AnswerPrinter(console: console, json: false).printUncovered(
+                            question: input, retrieval: retrieval, options: state.options)
+                    }
+                    continue
+                }
+                answer = answered
             } catch {
                 Interrupts.clear()
                 console.print("")
@@ -111,12 +106,12 @@ struct ChatCommand: Command {
             state.lastAnswer = answer
             let sources = answer.citedSources.map { AnswerPrinter.describe($0) }
             let turns = [
-                ChatMessageRecord(role: "user", content: input),
-                ChatMessageRecord(
+                ChatTurn(role: "user", content: input),
+                ChatTurn(
                     role: "assistant", content: answer.text,
                     sources: (try? JSONOutput.encode(sources)) ?? "[]", interrupted: answer.interrupted),
             ]
-            try store.appendChatMessages(sessionID: record.id, turns)
+            try await index.appendChatTurns(turns, to: record)
             state.conversation.turns += turns
         }
         return ExitCode.success
@@ -125,8 +120,7 @@ struct ChatCommand: Command {
     enum CommandOutcome { case stay, exit }
 
     private func handleCommand(
-        _ input: String, state: inout ChatState, settings: Settings, store: IndexStore, sessionID: Int64,
-        console: Console
+        _ input: String, state: inout ChatState, index: TroveIndex, session record: ChatSession, console: Console
     ) async throws -> CommandOutcome {
         let words = input.split(separator: " ").map(String.init)
         switch words[0] {
@@ -143,7 +137,7 @@ struct ChatCommand: Command {
             }
             console.print("(* cited in the answer)")
         case "/reset":
-            try store.replaceChatMessages(sessionID: sessionID, with: [])
+            try await index.replaceChatTurns(of: record, with: [])
             state.conversation = Conversation()
             state.lastAnswer = nil
             console.print("history cleared")
@@ -155,9 +149,9 @@ struct ChatCommand: Command {
             var options = state.options
             options.chatModel = words[1]
             do {
-                state.model = try await Asker(client: settings.client, options: options).inspectModel()
+                state.model = try await index.inspectChatModel(options)
                 state.options = options
-                try store.setChatModel(sessionID: sessionID, words[1])
+                try await index.setChatModel(words[1], of: record)
                 console.print("now chatting with \(words[1])")
             } catch {
                 console.log("Error: \(String(describing: error))")
@@ -171,8 +165,8 @@ struct ChatCommand: Command {
             console.print("retrieving \(k) passages per question")
         case "/save":
             if words.count == 2 {
-                let copy = try store.chatSession(named: words[1], chatModel: state.model.name)
-                try store.replaceChatMessages(sessionID: copy.id, with: state.conversation.turns)
+                let copy = try await index.chatSession(named: words[1], chatModel: state.model.name)
+                try await index.replaceChatTurns(of: copy, with: state.conversation.turns)
                 console.print("saved as session '\(words[1])' (resume with: trove chat --session \(words[1]))")
             } else {
                 console.print("saved: every turn is stored as you go (resume with: trove chat --session \(session))")

@@ -1,6 +1,5 @@
 import Foundation
 import TroveKit
-import TroveStore
 
 /// `trove doctor`: checks everything indexing and search depend on.
 struct DoctorCommand: Command {
@@ -29,27 +28,14 @@ struct DoctorCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let model = self.model ?? Self.indexedModel(at: settings.indexPath) ?? settings.embedModel(flag: nil)
-        var doctor = Doctor(
-            client: settings.client, model: model, indexPath: settings.indexPath, chatModel: chatModel)
-        doctor.modelFolder = settings.modelFolder
-        doctor.embedderKind = Self.indexedEmbedder(at: settings.indexPath) ?? settings.environment["TROVE_EMBEDDER"] ?? "ollama"
-        let checks = await doctor.run()
+        let checks = await TroveIndex.doctor(
+            settings.configuration, model: model, chatModel: chatModel,
+            choice: settings.embedderChoice(kindFlag: nil, modelFlag: nil))
         for check in checks {
             let status = check.passed ? "ok     " : "problem"
             let fix = check.fix.map { " — fix: \($0)" } ?? ""
             console.print("\(status)  \(check.name): \(check.detail)\(fix)")
         }
         return checks.allSatisfy(\.passed) ? ExitCode.success : ExitCode.failure
-    }
-
-    private static func indexedEmbedder(at path: String) -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try? IndexStore(path: path, createIfMissing: false).manifest()?.embedder
-    }
-
-    private static func indexedModel(at path: String) -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try? IndexStore(path: path, createIfMissing: false).manifest()?.model
     }
 }

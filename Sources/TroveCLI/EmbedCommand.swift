@@ -38,7 +38,7 @@ struct EmbedCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model, indexed: nil)
+        let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model)
         let vectors = try await embedder.embed(texts)
         for (text, vector) in zip(texts, vectors) {
             let line = Line(embedder: embedder.kind, model: embedder.model, text: text, vector: vector)

@@ -1,33 +1,42 @@
-import Foundation
 import TroveKit
-import TroveMiniLM
-import TroveStore
 
-/// How a command picks its embedder: `--embedder`, else the index's, else `TROVE_EMBEDDER`, else `ollama`.
+/// How a command opens its index and picks its embedder: `--embedder`, else the index's, else `TROVE_EMBEDDER`,
+/// else `ollama`.
 extension Settings {
     /// The built-in model's folder (`TROVE_MODELS`, `XDG_DATA_HOME`, `HOME`).
-    var modelFolder: String { ModelFolder.resolve(environment: environment) }
+    var modelFolder: String { TroveConfiguration.defaultModelFolder(environment: environment) }
 
-    /// The embedder for `--embedder` and `--model` flags against an index that may already record one.
-    func embedder(kindFlag: String?, modelFlag: String?, indexed: IndexManifest?) throws -> any Embedder {
-        let recorded = indexed.map { IndexedEmbedder(kind: $0.embedder, model: $0.model) }
-        let kind: String
-        do {
-            kind = try EmbedderFactory.kind(kindFlag) ?? recorded?.kind
-                ?? EmbedderFactory.kind(environment["TROVE_EMBEDDER"]) ?? "ollama"
-        } catch let error as EmbedderChoiceError {
-            throw UsageError(error.message)
+    /// What TroveKit needs to open the index these settings name.
+    var configuration: TroveConfiguration {
+        // TROVE_EMBED_THREADS: worker threads of the builtin embedder (default: one per CPU).
+        let threads = environment["TROVE_EMBED_THREADS"].flatMap { Int($0) }.map { max(1, $0) }
+        return TroveConfiguration(location: indexPath, ollama: client, modelFolder: modelFolder, embedThreads: threads)
+    }
+
+    /// The `--embedder` and `--model` flags with the environment's defaults for a new index.
+    func embedderChoice(kindFlag: String?, modelFlag: String?) -> EmbedderChoice {
+        EmbedderChoice(
+            kind: kindFlag, model: modelFlag, defaultKind: environment["TROVE_EMBEDDER"],
+            defaultOllamaModel: embedModel(flag: nil))
+    }
+
+    /// The existing index, with the embedder it records.
+    func openIndex() throws -> TroveIndex { try TroveIndex(opening: configuration) }
+
+    /// The index, created when missing, with the embedder the flags name (an existing index keeps its own).
+    func createIndex(kindFlag: String?, modelFlag: String?) throws -> TroveIndex {
+        try usage {
+            try TroveIndex(creating: configuration, embedder: embedderChoice(kindFlag: kindFlag, modelFlag: modelFlag))
         }
-        let model =
-            modelFlag.flatMap { $0.isEmpty ? nil : $0 }
-            ?? EmbedderFactory.defaultModel(kind: kind, indexed: recorded, ollamaDefault: embedModel(flag: nil))
-        do {
-            // TROVE_EMBED_THREADS: worker threads of the builtin embedder (default: one per CPU).
-            let threads = environment["TROVE_EMBED_THREADS"].flatMap { Int($0) }.map { max(1, $0) }
-            return try EmbedderFactory.make(
-                kind: kind, model: model, client: client, modelFolder: modelFolder, threads: threads)
-        } catch let error as EmbedderChoiceError {
-            throw UsageError(error.message)
-        }
+    }
+
+    /// The embedder the flags name, for `trove embed` (no index involved).
+    func embedder(kindFlag: String?, modelFlag: String?) throws -> any Embedder {
+        try usage { try configuration.embedder(embedderChoice(kindFlag: kindFlag, modelFlag: modelFlag)) }
+    }
+
+    /// An impossible `--embedder`/`--model` combination is a usage error (exit 64).
+    private func usage<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as EmbedderChoiceError { throw UsageError(error.message) }
     }
 }

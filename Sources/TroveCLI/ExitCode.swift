@@ -1,5 +1,3 @@
-import Ollama
-import TroveMiniLM
 import TroveKit
 
 /// The process exit statuses, as documented in `trove help`.
@@ -12,19 +10,11 @@ enum ExitCode {
     static let interrupted: Int32 = 130
 
     static func forError(_ error: any Error) -> Int32 {
-        switch error {
-        case is UsageError:
-            return usage
-        case let error as MiniLMError where error.code == .missingFile:
-            return unavailable
-        case let error as OllamaError:
-            switch error.kind {
-            case .unreachable, .timeout, .modelMissing, .notCapable, .serverBusy: return unavailable
-            case .cancelled: return interrupted
-            default: return failure
-            }
-        default:
-            return failure
+        if error is UsageError { return usage }
+        switch FailureKind(error) {
+        case .unavailable: return unavailable
+        case .interrupted: return interrupted
+        case .failure: return failure
         }
     }
 }

@@ -1,7 +1,5 @@
 import Foundation
-import TroveIngest
 import TroveKit
-import TroveStore
 
 /// `trove forget FOLDER…`: removes indexed folders with their documents, chunks and vectors.
 struct ForgetCommand: Command {
@@ -30,14 +28,15 @@ struct ForgetCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
+        let index = try settings.openIndex()
         var status = ExitCode.success
         for folder in folders {
-            let path = Crawler.standardizedRoot(IndexLocation.expandingTilde(folder, environment: console.environment))
-            if let removed = try store.forgetRoot(path: path) {
-                console.print("forgot \(path): \(removed.documents) documents, \(removed.chunks) chunks")
+            let named = IndexLocation.expandingTilde(folder, environment: console.environment)
+            if let removed = try await index.forget(folder: named) {
+                console.print("forgot \(removed.folder): \(removed.documents) documents, \(removed.chunks) chunks")
             } else {
-                console.log("Error: index \(store.path) has no folder \(path) — trove status lists its folders")
+                console.log(
+                    "Error: index \(index.location) has no folder \(TroveIndex.folderPath(named)) — trove status lists its folders")
                 status = ExitCode.failure
             }
         }
@@ -65,12 +64,10 @@ struct VacuumCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
-        let before = store.bytesOnDisk
-        try store.vacuum()
-        let after = store.bytesOnDisk
+        let index = try settings.openIndex()
+        let result = try await index.vacuum()
         console.print(
-            "vacuumed \(store.path): \(SkippedFile.formatSize(before)) → \(SkippedFile.formatSize(after))")
+            "vacuumed \(index.location): \(ByteSize.format(result.bytesBefore)) → \(ByteSize.format(result.bytesAfter))")
         return ExitCode.success
     }
 }

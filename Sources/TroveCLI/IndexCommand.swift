@@ -1,7 +1,5 @@
 import Foundation
-import TroveIngest
 import TroveKit
-import TroveStore
 
 /// `trove index [FOLDER…]`: crawl, chunk, embed and store.
 struct IndexCommand: Command {
@@ -67,7 +65,7 @@ struct IndexCommand: Command {
     var common: CommonOptions
     var model: String?
     var embedderKind: String?
-    var crawl = CrawlOptions()
+    var crawl = IndexOptions(roots: [])
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
     var retries = 3
@@ -104,19 +102,27 @@ struct IndexCommand: Command {
         if isNew && roots.isEmpty {
             throw UsageError("no index at \(settings.indexPath) yet — name a folder: trove index FOLDER")
         }
-        let store = try IndexStore(path: settings.indexPath, createIfMissing: true)
         // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
-        let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model, indexed: store.manifest())
-        let model = embedder.model
+        let index = try settings.createIndex(kindFlag: embedderKind, modelFlag: model)
+        let model = try await index.currentEmbedder().model
         let progress = ProgressLine(stream: console.error, enabled: !quiet && console.error.isTerminal)
         let stop = Interrupts.listen()
         defer { Interrupts.stopListening() }
         var retryPolicy = RetryPolicy(retries: retries)
         if let retryBaseDelay { retryPolicy.baseDelay = retryBaseDelay }
-        let options = IndexOptions(
-            roots: roots, crawl: crawl, batchSize: batchSize, jobs: jobs, retry: retryPolicy, reembed: reembed,
-            stop: stop)
-        let summary = try await Indexer(store: store, embedder: embedder).run(options) { event in
+        var options = crawl
+        options.roots = roots
+        options.batchSize = batchSize
+        options.jobs = jobs
+        options.retry = retryPolicy
+        options.reembed = reembed
+        options.stop = stop
+        var finished: IndexSummary?
+        for try await progressed in try await index.index(options) {
+            guard case .event(let event) = progressed else {
+                if case .finished(let summary) = progressed { finished = summary }
+                continue
+            }
             switch event {
             case .crawled(let root, let files):
                 progress.clear()
@@ -127,21 +133,20 @@ struct IndexCommand: Command {
             case .progress(let done, let total, let chunks):
                 progress.update(filesDone: done, filesTotal: total, chunksEmbedded: chunks)
             case .document(let path, let change, let chunks, let reused):
-                guard verbose else { return }
+                guard verbose else { continue }
                 progress.clear()
                 let padded = change.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
                 let detail = change == .new || change == .changed ? " (\(chunks) chunks, \(reused) reused)" : ""
                 console.log("\(padded) \(path)\(detail)")
             }
         }
+        guard let summary = finished else { throw CancellationError() }
         progress.clear()
         if json {
             console.print(try JSONOutput.encode(summary))
         } else {
             console.print(Self.describe(summary, model: model))
         }
-        // Large runs leave a large WAL; fold it into the file while nobody else is likely to be writing.
-        if summary.chunksEmbedded > 10_000 { try? store.checkpoint() }
         if summary.interrupted {
             console.log("interrupted: what is counted above is saved — run trove index again to finish")
             return ExitCode.interrupted

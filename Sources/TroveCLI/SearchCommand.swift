@@ -1,6 +1,5 @@
 import Foundation
 import TroveKit
-import TroveStore
 
 /// `trove search QUERY`: the passages that best match the query, by meaning and by keywords.
 struct SearchCommand: Command {
@@ -75,7 +74,7 @@ struct SearchCommand: Command {
         "--cold", help: "search on its own even when a `trove serve` for the index is running")
     /// For `trove-bench cold`: how the flat vector cache is brought in.
     static let vectorLoad = Option(
-        "--vector-load", value: "HOW", .choice(VectorCache.LoadMode.allCases.map { Option.Choice($0.rawValue) }),
+        "--vector-load", value: "HOW", .choice(VectorLoadMode.allCases.map { Option.Choice($0.rawValue) }),
         help: "how the vector cache is read", hidden: true)
 
     /// How results are printed.
@@ -91,7 +90,7 @@ struct SearchCommand: Command {
     var explain: Bool
     var model: String?
     var cold: Bool
-    var vectorLoad: VectorCache.LoadMode
+    var vectorLoad: VectorLoadMode
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
@@ -119,7 +118,7 @@ struct SearchCommand: Command {
         explain = arguments.flag(Self.explain)
         model = arguments.value(Self.model)
         cold = arguments.flag(Self.cold)
-        vectorLoad = arguments.choice(Self.vectorLoad, as: VectorCache.LoadMode.self) ?? .map
+        vectorLoad = arguments.choice(Self.vectorLoad, as: VectorLoadMode.self) ?? .map
         request.query = arguments.operands.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !request.query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
     }
@@ -142,13 +141,6 @@ struct SearchCommand: Command {
         return filter
     }
 
-    /// The one place search (and `trove serve`) chooses its embedder: the one the index records, never another.
-    /// Keyword mode needs none, so it gets a stand-in that is never called (and loads no model).
-    static func embedder(_ settings: Settings, manifest: IndexManifest, mode: SearchMode) throws -> any Embedder {
-        guard mode != .keyword else { return UnusedEmbedder(model: manifest.model) }
-        return try settings.embedder(kindFlag: nil, modelFlag: nil, indexed: manifest)
-    }
-
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
         var request = self.request
@@ -161,19 +153,19 @@ struct SearchCommand: Command {
             try print(hits, model: model, console)
             return ExitCode.success
         }
-        let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
-        store.vectorLoad = vectorLoad
-        let retriever = try Retriever(store: store)
-        try retriever.checkRequestedModel(model)
+        // The index's own embedder, never another; keyword mode does not call it (and loads no model).
+        var configuration = settings.configuration
+        configuration.vectorLoad = vectorLoad
+        let index = try TroveIndex(opening: configuration)
+        try await index.checkRequestedModel(model)
         let hits: [SearchHit]
         do {
-            hits = try await retriever.search(
-                request, embedder: Self.embedder(settings, manifest: retriever.manifest, mode: request.mode))
+            hits = try await index.search(request)
         } catch let error as SearchFilterError {
             throw UsageError(error.message)
         }
-        try print(hits, model: retriever.manifest.model, console)
-        if hits.isEmpty { console.log(try emptyMessage(retriever)) }
+        try print(hits, model: try await index.embeddingModel() ?? "", console)
+        if hits.isEmpty { console.log(try await emptyMessage(index)) }
         return ExitCode.success
     }
 
@@ -201,8 +193,8 @@ struct SearchCommand: Command {
     }
 
     /// Why nothing was found, in words.
-    private func emptyMessage(_ retriever: Retriever) throws -> String {
-        if try retriever.allowedChunkIDs(request.filter)?.isEmpty == true {
+    private func emptyMessage(_ index: TroveIndex) async throws -> String {
+        if try await !index.anyDocumentMatches(request.filter) {
             return "no indexed document matches the filters"
         }
         if let minScore = request.minScore { return "no passage scored above \(minScore)" }
@@ -259,12 +251,4 @@ struct SearchOutput: Encodable {
             case fusedScore = "fused_score"
         }
     }
-}
-
-/// The embedder of a keyword search, which embeds nothing.
-private struct UnusedEmbedder: Embedder {
-    var model: String
-    var kind: String { "none" }
-    func inspect() async throws -> EmbedderInfo { EmbedderInfo(dimension: 0, contextLength: nil, digest: nil) }
-    func embed(_ texts: [String]) async throws -> [[Float]] { [] }
 }

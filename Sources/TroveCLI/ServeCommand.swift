@@ -1,6 +1,5 @@
 import Foundation
 import TroveKit
-import TroveStore
 
 /// `trove serve`: keeps an index's vectors in memory and answers `trove search` over a Unix socket.
 struct ServeCommand: Command {
@@ -29,25 +28,17 @@ struct ServeCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
-        var retriever = try Retriever(store: store)
-        _ = try retriever.loadedMatrix()
-        var version = try store.contentVersion()
+        // The index notices another process's changes itself (a cheap version check per search) and reloads.
+        let index = try settings.openIndex()
+        try await index.warmUp()
         let socket = WarmSearch.socketPath(forIndex: settings.indexPath)
         try await WarmSearch.serve(
             indexPath: settings.indexPath,
             ready: { console.log("serving \(settings.indexPath) on \(socket); Ctrl-C stops") }
         ) { request in
             do {
-                let now = try store.contentVersion()
-                if now != version {
-                    console.log("the index changed: reloading")
-                    retriever = try Retriever(store: store)
-                    version = now
-                }
-                let embedder = try SearchCommand.embedder(settings, manifest: retriever.manifest, mode: request.mode)
-                return WarmSearch.Response(
-                    hits: try await retriever.search(request, embedder: embedder), model: retriever.manifest.model)
+                let hits = try await index.search(request)
+                return WarmSearch.Response(hits: hits, model: try await index.embeddingModel())
             } catch {
                 return WarmSearch.Response(error: String(describing: error))
             }

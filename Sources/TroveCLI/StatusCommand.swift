@@ -1,6 +1,5 @@
 import Foundation
 import TroveKit
-import TroveStore
 
 /// `trove status`: what the index holds.
 struct StatusCommand: Command {
@@ -22,8 +21,7 @@ struct StatusCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let store = try IndexStore(path: settings.indexPath, createIfMissing: false)
-        let status = try StatusOutput(store: store)
+        let status = StatusOutput(try await settings.openIndex().status())
         if json {
             console.print(try JSONOutput.encode(status))
             return ExitCode.success
@@ -63,20 +61,18 @@ struct StatusOutput: Encodable {
     var chunks: Int
     var roots: [Root]
 
-    init(store: IndexStore) throws {
-        let manifest = try store.manifest()
-        let stats = try store.statistics()
-        index = store.path
-        bytesOnDisk = stats.bytesOnDisk
-        embedder = manifest?.embedder
-        model = manifest?.model
-        modelDigest = manifest?.modelDigest
-        dimension = manifest?.dimension
-        chunkerVersion = manifest?.chunkerVersion
-        chunkerParameters = manifest?.chunkerParameters
-        documents = stats.documents
-        chunks = stats.chunks
-        roots = try store.roots().map { Root(path: $0.path, documents: $0.documentCount) }
+    init(_ status: IndexStatus) {
+        index = status.location
+        bytesOnDisk = status.bytesOnDisk
+        embedder = status.embedder
+        model = status.model
+        modelDigest = status.modelDigest
+        dimension = status.dimension
+        chunkerVersion = status.chunkerVersion
+        chunkerParameters = status.chunkerParameters
+        documents = status.documents
+        chunks = status.chunks
+        roots = status.folders.map { Root(path: $0.path, documents: $0.documents) }
     }
 
     enum CodingKeys: String, CodingKey {

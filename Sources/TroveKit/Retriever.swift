@@ -110,8 +110,8 @@ public struct SearchRequest: Sendable, Equatable, Codable {
 
 /// Ranks an index's passages against a query by meaning, by keywords, or both.
 public final class Retriever {
-    public let store: IndexStore
-    public let manifest: IndexManifest
+    package let store: IndexStore
+    package let manifest: IndexManifest
     /// The vectors, loaded on first use and kept (a warm `trove serve` ranks many queries with one load).
     private var matrix: VectorMatrix?
     /// The int8 copy, built on the first quantized search and kept.
@@ -163,7 +163,7 @@ public final class Retriever {
     }
 
     /// Checks an embedding's length against the index and normalizes it.
-    private func checkedQuery(_ raw: [Float]?, model: String) throws -> [Float] {
+    func checkedQuery(_ raw: [Float]?, model: String) throws -> [Float] {
         guard let raw, raw.count == manifest.dimension else {
             throw IndexError.dimension(expected: manifest.dimension, got: raw?.count ?? 0, model: model)
         }

@@ -94,11 +94,11 @@ struct CitationTests {
 
 @Suite("Chat history sent back to the model")
 struct ConversationTests {
-    private func turns(_ count: Int) -> [ChatMessageRecord] {
+    private func turns(_ count: Int) -> [ChatTurn] {
         (0..<count).flatMap { index in
             [
-                ChatMessageRecord(role: "user", content: "question \(index) " + String(repeating: "word ", count: 20)),
-                ChatMessageRecord(role: "assistant", content: "answer \(index) " + String(repeating: "word ", count: 20)),
+                ChatTurn(role: "user", content: "question \(index) " + String(repeating: "word ", count: 20)),
+                ChatTurn(role: "assistant", content: "answer \(index) " + String(repeating: "word ", count: 20)),
             ]
         }
     }
@@ -118,8 +118,8 @@ struct ConversationTests {
     @Test("an interrupted answer is sent marked as such")
     func interrupted() {
         let conversation = Conversation(turns: [
-            ChatMessageRecord(role: "user", content: "q"),
-            ChatMessageRecord(role: "assistant", content: "partial", interrupted: true),
+            ChatTurn(role: "user", content: "q"),
+            ChatTurn(role: "assistant", content: "partial", interrupted: true),
         ])
         #expect(conversation.history(budget: 1000).last?.content == "partial [interrupted]")
     }

@@ -87,9 +87,17 @@ public struct Asker: Sendable {
     public func retrieve(
         query: String, retriever: Retriever, embedder: any Embedder
     ) async throws -> Retrieval {
-        let request = SearchRequest(query: query, mode: .hybrid, limit: options.limit, groupByDocument: false)
-        let hits = try await retriever.search(request, embedder: embedder)
-        return Retrieval(hits: hits, covered: hits.contains { ($0.vectorScore ?? -1) >= options.minScore })
+        retrieval(from: try await retriever.search(retrievalRequest(query: query), embedder: embedder))
+    }
+
+    /// The search `retrieve` runs.
+    func retrievalRequest(query: String) -> SearchRequest {
+        SearchRequest(query: query, mode: .hybrid, limit: options.limit, groupByDocument: false)
+    }
+
+    /// The hits of `retrievalRequest`, judged for coverage.
+    func retrieval(from hits: [SearchHit]) -> Retrieval {
+        Retrieval(hits: hits, covered: hits.contains { ($0.vectorScore ?? -1) >= options.minScore })
     }
 
     /// Streams an answer to `question` from `hits`, after `history` (older turns, already within budget).

@@ -1,11 +1,10 @@
 import Ollama
-import TroveStore
 
 /// A chat's turns, and how much of them goes back to the model.
 public struct Conversation: Sendable {
-    public var turns: [ChatMessageRecord]
+    public var turns: [ChatTurn]
 
-    public init(turns: [ChatMessageRecord] = []) { self.turns = turns }
+    public init(turns: [ChatTurn] = []) { self.turns = turns }
 
     /// The newest turns that fit `budget` tokens, oldest first, as chat messages. Older turns are dropped (they stay
     /// stored); an interrupted answer is sent marked as such so the model doesn't take it as complete.

@@ -1,0 +1,77 @@
+import Ollama
+import TroveMiniLM
+import TroveStore
+
+/// Everything a front end decides before it opens an index: where it is and which model servers to use. The
+/// front end resolves flags, environment and config file into this; TroveKit reads no environment of its own.
+public struct TroveConfiguration: Sendable {
+    /// Where the index lives: a file path. (A `postgresql://` URL selects another store once one lands; the
+    /// facade's API does not change with the store.)
+    public var location: String
+    /// The Ollama server that embeds (for an index that records `ollama`) and writes answers.
+    public var ollama: OllamaClient
+    /// The folder holding the built-in model's files.
+    public var modelFolder: String
+    /// Worker threads of the built-in embedder; nil is one per CPU.
+    public var embedThreads: Int?
+    /// How the flat vector cache is read: `.map` except when `trove-bench cold` measures the others.
+    package var vectorLoad = VectorLoadMode.map
+
+    /// A configuration; `modelFolder` defaults to where `Scripts/install-model.sh` puts the model.
+    public init(location: String, ollama: OllamaClient, modelFolder: String, embedThreads: Int? = nil) {
+        self.location = location
+        self.ollama = ollama
+        self.modelFolder = modelFolder
+        self.embedThreads = embedThreads
+    }
+
+    /// The built-in model's folder for an environment (`TROVE_MODELS`, `XDG_DATA_HOME`, `HOME`), for front ends
+    /// that follow the documented variables.
+    public static func defaultModelFolder(environment: [String: String]) -> String {
+        ModelFolder.resolve(environment: environment)
+    }
+
+    /// The embedder `choice` names, against an index that may already record one (`indexed`). Without a kind or
+    /// model in `choice`, an existing index keeps its own; a new one gets the defaults.
+    public func embedder(_ choice: EmbedderChoice, indexed: IndexedEmbedder? = nil) throws -> any Embedder {
+        let kind =
+            try EmbedderFactory.kind(choice.kind) ?? indexed?.kind ?? EmbedderFactory.kind(choice.defaultKind)
+            ?? "ollama"
+        let model =
+            choice.model.flatMap { $0.isEmpty ? nil : $0 }
+            ?? EmbedderFactory.defaultModel(kind: kind, indexed: indexed, ollamaDefault: choice.defaultOllamaModel)
+        return try EmbedderFactory.make(
+            kind: kind, model: model, client: ollama, modelFolder: modelFolder, threads: embedThreads)
+    }
+}
+
+/// How the flat vector cache file is brought in (a benchmark switch: `trove search --vector-load`).
+package typealias VectorLoadMode = VectorCache.LoadMode
+
+/// Which embedder a front end asks for. Only indexing and `embed` choose; search always uses the one the index
+/// records.
+public struct EmbedderChoice: Sendable, Equatable {
+    /// `--embedder`: `ollama` or `builtin`; nil keeps the index's.
+    public var kind: String?
+    /// `--model`; nil keeps the index's (or the default for a new index).
+    public var model: String?
+    /// The kind for a new index when none is named (`TROVE_EMBEDDER`).
+    public var defaultKind: String?
+    /// The Ollama model for a new index when none is named (`TROVE_EMBED_MODEL`, the config file, else
+    /// `nomic-embed-text`).
+    public var defaultOllamaModel: String
+
+    /// A choice; all nil keeps whatever the index records.
+    public init(
+        kind: String? = nil, model: String? = nil, defaultKind: String? = nil,
+        defaultOllamaModel: String = EmbedderChoice.defaultOllamaModel
+    ) {
+        self.kind = kind
+        self.model = model
+        self.defaultKind = defaultKind
+        self.defaultOllamaModel = defaultOllamaModel
+    }
+
+    /// The embedding model of a new Ollama index when none is named.
+    public static let defaultOllamaModel = "nomic-embed-text"
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Ollama
+import TroveMiniLM
+import TroveStore
+
+extension TroveIndex {
+    /// Checks everything indexing and search depend on, one line each, for the index `configuration` names (which
+    /// need not exist yet). The embedding model checked is `model`, else the index's, else `choice`'s default; the
+    /// embedder kind is the index's, else `choice`'s.
+    public static func doctor(
+        _ configuration: TroveConfiguration, model: String?, chatModel: String?, choice: EmbedderChoice
+    ) async -> [DoctorCheck] {
+        let path = configuration.location
+        let manifest =
+            FileManager.default.fileExists(atPath: path)
+            ? (try? IndexStore(path: path, createIfMissing: false).manifest()) ?? nil : nil
+        var doctor = Doctor(
+            client: configuration.ollama, model: model ?? manifest?.model ?? choice.defaultOllamaModel,
+            indexPath: path, chatModel: chatModel)
+        doctor.modelFolder = configuration.modelFolder
+        doctor.embedderKind = manifest?.embedder ?? choice.defaultKind ?? "ollama"
+        return await doctor.run()
+    }
+}
+
+/// How a failure should be reported by a front end (the CLI turns it into an exit code).
+public enum FailureKind: Sendable, Equatable {
+    /// A model server is unreachable, or a model is missing or cannot do the job (exit 69).
+    case unavailable
+    /// The user stopped it (exit 130).
+    case interrupted
+    /// Anything else (exit 1).
+    case failure
+
+    /// The kind of `error`.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as MiniLMError where error.code == .missingFile:
+            self = .unavailable
+        case let error as OllamaError:
+            switch error.kind {
+            case .unreachable, .timeout, .modelMissing, .notCapable, .serverBusy: self = .unavailable
+            case .cancelled: self = .interrupted
+            default: self = .failure
+            }
+        default:
+            self = .failure
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A JSON value as it travels in a JSON-RPC message: parsed exactly (integers stay integers, `true` is not `1`),
+/// written back with sorted keys. Strings are escaped by `JSONEncoder`, so document text with quotes, newlines or
+/// control characters always goes out as data inside one line.
+public enum JSON: Sendable, Equatable, Codable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSON].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value.isFinite ? value : 0)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// The member `key` of an object; nil for anything else or a missing key.
+    public subscript(key: String) -> JSON? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    public var objectValue: [String: JSON]? { if case .object(let value) = self { value } else { nil } }
+    public var arrayValue: [JSON]? { if case .array(let value) = self { value } else { nil } }
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+
+    /// A number as a whole number, when it is one.
+    public var integerValue: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .number(let value) where value == value.rounded() && abs(value) < 9e15: Int64(value)
+        default: nil
+        }
+    }
+
+    /// Any number.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+
+    /// One line of JSON text, keys sorted; never contains a raw newline.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a JSON value cannot fail: every case maps to a JSON type, non-finite numbers are written as 0.
+        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    }
+
+    /// Parses JSON text; nil when it is not valid JSON.
+    public static func parse(_ data: Data) -> JSON? {
+        try? JSONDecoder().decode(JSON.self, from: data)
+    }
+
+    /// A value made from an `Encodable` (the tools' results), through its JSON text.
+    static func from(_ value: some Encodable) -> JSON {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).flatMap(parse) ?? .null
+    }
+}
+
+extension JSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+}

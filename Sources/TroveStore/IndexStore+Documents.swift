@@ -1,0 +1,66 @@
+import CSQLite
+
+/// One indexed document's passages, as `get` reads them back.
+public struct StoredDocumentText: Sendable, Equatable {
+    /// Absolute path of the indexed folder.
+    public var rootPath: String
+    /// Path relative to the root.
+    public var path: String
+    /// Modification time in nanoseconds since 1970 when indexed.
+    public var modifiedNanoseconds: Int64
+    /// Seconds since 1970 when the document was last written to the index.
+    public var indexedAt: Int64
+    /// Its chunks, by start line (they may overlap).
+    public var chunks: [StoredChunk]
+}
+
+extension IndexStore {
+    /// SQLite's `PRAGMA data_version`: changes whenever another connection commits to the file, and costs no
+    /// read of any table. A warm reader compares it before each search and looks closer only when it moved.
+    public func dataVersion() throws -> Int64 {
+        try database.scalarInt("PRAGMA data_version") ?? 0
+    }
+
+    /// The document `path` of the root `rootPath` with its chunks; nil when the index has no such document.
+    public func documentText(rootPath: String, path: String) throws -> StoredDocumentText? {
+        try database.transaction(deferred: true) {
+            let head = try database.withStatement(
+                """
+                SELECT documents.id, documents.mtime_ns, documents.indexed_at FROM documents
+                JOIN roots ON roots.id = documents.root_id WHERE roots.path = ? AND documents.path = ?
+                """
+            ) { statement -> (Int64, Int64, Int64)? in
+                try statement.bind(rootPath, at: 1)
+                try statement.bind(path, at: 2)
+                guard try statement.step() else { return nil }
+                return (statement.int64(0), statement.int64(1), statement.int64(2))
+            }
+            guard let (documentID, modified, indexedAt) = head else { return nil }
+            let chunks = try database.withStatement(
+                """
+                SELECT id, start_line, end_line, heading, text FROM chunks
+                WHERE document_id = ? ORDER BY start_line, id
+                """
+            ) { statement in
+                try statement.bind(documentID, at: 1)
+                var chunks: [StoredChunk] = []
+                while try statement.step() {
+                    chunks.append(
+                        StoredChunk(
+                            id: statement.int64(0), rootPath: rootPath, path: path, startLine: statement.int(1),
+                            endLine: statement.int(2), heading: statement.string(3), text: statement.string(4)))
+                }
+                return chunks
+            }
+            return StoredDocumentText(
+                rootPath: rootPath, path: path, modifiedNanoseconds: modified, indexedAt: indexedAt, chunks: chunks)
+        }
+    }
+
+    /// When a document was last written to the index (seconds since 1970); nil when it holds none.
+    public func lastIndexedAt() throws -> Int64? {
+        // max() of no rows is one NULL row, read as 0.
+        let latest = try database.scalarInt("SELECT coalesce(max(indexed_at), 0) FROM documents") ?? 0
+        return latest > 0 ? latest : nil
+    }
+}
