@@ -92,7 +92,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "TroveTestSupport", "trove"], swiftSettings: strict),
+        .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "Ollama", "TroveTestSupport", "trove"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
             dependencies: ["TroveCLI", "TroveTestSupport", "trove", "trove-bench", "TroveMiniLM"],

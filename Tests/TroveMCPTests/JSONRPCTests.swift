@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TroveMCP
+
+@Suite("JSON-RPC framing and errors of trove mcp")
+struct JSONRPCTests {
+    @Test(
+        "malformed input gets the right JSON-RPC error, with the id when it can be read",
+        arguments: [
+            ("not json at all", JSON.null, -32700 as Int64),
+            ("{\"jsonrpc\":\"2.0\",\"id\":1", .null, -32700),
+            ("\u{FF}\u{FE}", .null, -32700),
+            ("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", .null, -32600),
+            ("\"ping\"", .null, -32600),
+            ("{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"ping\"}", .integer(7), -32600),
+            ("{\"jsonrpc\":\"2.0\",\"id\":8}", .integer(8), -32600),
+            ("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":42}", .integer(9), -32600),
+            ("{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", .null, -32600),
+            ("{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"ping\",\"params\":\"x\"}", .string("s"), -32600),
+        ])
+    func malformed(line: String, id: JSON, code: Int64) {
+        guard case .invalid(let gotID, let gotCode, _) = JSONRPC.classify(Data(line.utf8)) else {
+            Issue.record("\(line) was accepted")
+            return
+        }
+        #expect(gotID == id)
+        #expect(gotCode == code)
+    }
+
+    @Test("requests, notifications and replies are told apart")
+    func classification() {
+        #expect(
+            JSONRPC.classify(Data(#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#.utf8))
+                == .request(id: "a", method: "ping", params: nil))
+        #expect(
+            JSONRPC.classify(Data(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8))
+                == .notification(method: "notifications/initialized", params: nil))
+        #expect(JSONRPC.classify(Data(#"{"jsonrpc":"2.0","id":3,"result":{}}"#.utf8)) == .response)
+    }
+
+    @Test("lines are framed across any chunk boundary, CRLF and blank lines tolerated")
+    func framing() {
+        var framer = LineFramer(limit: 100)
+        let input = Array("{\"a\":1}\r\n\n{\"b\":2}\n{\"c\"".utf8)
+        var pieces: [LineFramer.Piece] = []
+        for byte in input { pieces += framer.feed(Data([byte])) }
+        pieces += framer.feed(Data(":3}".utf8))
+        pieces += framer.finish()
+        #expect(pieces == [.line(Data("{\"a\":1}".utf8)), .line(Data("{\"b\":2}".utf8)), .line(Data("{\"c\":3}".utf8))])
+    }
+
+    @Test("a line over the cap is refused once, dropped to its newline, and the next line is read")
+    func oversized() {
+        var framer = LineFramer(limit: 4 << 20)
+        var pieces: [LineFramer.Piece] = []
+        let block = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0..<5 { pieces += framer.feed(block) }
+        pieces += framer.feed(Data("yy\n{\"ok\":true}\n".utf8))
+        #expect(pieces == [.oversized, .line(Data("{\"ok\":true}".utf8))])
+    }
+
+    @Test("text with quotes, newlines and control characters is written as one escaped line")
+    func escaping() throws {
+        let text = "line one\n{\"jsonrpc\":\"2.0\",\"id\":1}\u{07}\u{1B}\u{01}\r\u{2028}end"
+        let encoded = JSON.object(["text": .string(text)]).encoded()
+        #expect(!encoded.contains(0x0A) && !encoded.contains(0x0D))
+        #expect(!encoded.contains(where: { $0 < 0x20 }))
+        #expect(JSON.parse(encoded)?["text"]?.stringValue == text)
+    }
+}
