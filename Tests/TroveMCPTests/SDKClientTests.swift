@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import TroveMCP
+
+/// The official MCP Python SDK's venv (`../shared/tools/mcp-client`, set up by its setup.sh; `.ci/run` does it),
+/// or `TROVE_MCP_CLIENT` naming that folder. Without it these tests are skipped, saying so.
+let mcpClientFolder: String = {
+    if let folder = ProcessInfo.processInfo.environment["TROVE_MCP_CLIENT"], !folder.isEmpty { return folder }
+    return URL(fileURLWithPath: repositoryRoot + "/../shared/tools/mcp-client").standardizedFileURL.path
+}()
+let sdkPython = mcpClientFolder + "/.venv/bin/python"
+let hasSDK = FileManager.default.isExecutableFile(atPath: sdkPython)
+
+@Suite(
+    "trove mcp driven by the official MCP Python SDK",
+    .enabled(if: hasSDK, "needs the MCP SDK venv: bash ../shared/tools/mcp-client/setup.sh (or TROVE_MCP_CLIENT)"))
+struct SDKClientTests {
+    private func serverCommand(_ rig: Rig) -> [String] {
+        [troveExecutable.path, "mcp", "--index", rig.indexPath, "--ollama", rig.server.baseURL.absoluteString]
+    }
+
+    @Test("handshake, tools with schemas, every tool called, a failing call, resources listed and read")
+    func session() async throws {
+        let rig = try await Rig()
+        let arguments =
+            [mcpClientFolder + "/session.py", "--list"]
+            + ["--call", "search", #"{"query": "bastion ssh", "limit": 2}"#]
+            + ["--call", "get", #"{"path": "garden.md", "start_line": 3, "end_line": 5}"#]
+            + ["--call", "ask", #"{"question": "how do I ssh through the bastion host?"}"#]
+            + ["--call", "status", "{}"]
+            + ["--call", "get", #"{"path": "/etc/passwd"}"#]
+            + ["--resources", "--read", "file://" + rig.notes + "/ssh.md", "--"] + serverCommand(rig)
+        let run = try await runProcess(sdkPython, arguments)
+        #expect(run.status == 0, "\(run.error)")
+        let out = try #require(JSON.parse(Data(run.output.utf8)), "\(run.output)")
+        #expect(out["protocol_version"] == "2025-11-25")
+        #expect(out["server"]?["name"] == "trove")
+        let tools = try #require(out["tools"]?.arrayValue)
+        #expect(tools.compactMap { $0["name"]?.stringValue } == ["search", "get", "ask", "status"])
+        for tool in tools {
+            #expect(tool["inputSchema"]?["type"] == "object")
+            #expect(tool["outputSchema"]?["type"] == "object")
+            #expect(tool["annotations"]?["readOnlyHint"] == true)
+        }
+        let calls = try #require(out["calls"]?.arrayValue)
+        #expect(calls.map { $0["is_error"] } == [false, false, false, false, true])
+        #expect(calls[0]["structured"]?["hits"]?.arrayValue?.first?["path"] == .string(rig.notes + "/ssh.md"))
+        #expect(calls[1]["structured"]?["lines"] == [["number": 3, "text": "Water the basil when the soil is dry."],
+            ["number": 4, "text": ""], ["number": 5, "text": "Prune tomatoes."]])
+        #expect(calls[2]["structured"]?["mode"] == "generated")
+        #expect(calls[3]["structured"]?["documents"] == 3)
+        let failure = calls[4]["content"]?.arrayValue?.first?["text"]?.stringValue ?? ""
+        #expect(failure.hasPrefix("/etc/passwd is outside the indexed folders"))
+        #expect(out["resources"]?.arrayValue?.count == 3)
+        let read = out["reads"]?.arrayValue?.first?["contents"]?.arrayValue?.first?["text"]?.stringValue
+        #expect(read == "# SSH\n\nConnect through the bastion host with ssh -J bastion.")
+        #expect(!run.error.contains("Traceback"))
+    }
+
+    @Test("auto mode (server/discover first) falls back to initialize at once: well under 3 s")
+    func autoMode() async throws {
+        let rig = try await Rig()
+        let run = try await runProcess(
+            sdkPython, [checksScript, "auto", "--"] + serverCommand(rig))
+        #expect(run.status == 0, "\(run.error)")
+        let out = try #require(JSON.parse(Data(run.output.utf8)), "\(run.output)")
+        #expect(out["tools"]?.arrayValue?.count == 4)
+        let seconds = try #require(out["seconds"]?.doubleValue)
+        #expect(seconds < 3, "the SDK waited \(seconds) s: server/discover must get -32601 at once")
+    }
+
+    @Test("a search answers while a long ask streams; an abandoned ask is cancelled and the server goes on")
+    func concurrencyAndCancellation() async throws {
+        let rig = try await Rig(chatDelayMilliseconds: 200)
+        let run = try await runProcess(
+            sdkPython,
+            [checksScript, "concurrency", "how do I ssh through the bastion host?", "basil soil", "--"]
+                + serverCommand(rig))
+        #expect(run.status == 0, "\(run.error)")
+        let out = try #require(JSON.parse(Data(run.output.utf8)), "\(run.output)")
+        let search = try #require(out["search_done"]?.doubleValue)
+        let ask = try #require(out["ask_done"]?.doubleValue)
+        #expect(search < ask, "search took \(search) s, the ask it ran beside \(ask) s")
+        #expect(out["ask_mode"] == "generated")
+        #expect(out["search_error"] == false)
+        #expect(out["cancelled"] != .null, "the abandoned call must raise in the client")
+        #expect(out["status_after"] == true)
+        #expect(run.error.contains("cancelled"), "the server logs the cancellation: \(run.error)")
+        // The cancelled ask's chat stream was dropped, not read to its end.
+        #expect(rig.server.abandonedStreamCount >= 1)
+    }
+}
+
+let checksScript = repositoryRoot + "/Tests/MCPClient/sdk_checks.py"
+
+/// The repository's root folder, found from this file's path.
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// `trove` sits beside the test bundle in the build folder.
+let troveExecutable: URL = {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("trove")
+    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+    return URL(fileURLWithPath: repositoryRoot + "/.build/debug/trove")
+}()
+
+/// A finished child process.
+struct Finished: Sendable {
+    var status: Int32
+    var output: String
+    var error: String
+}
+
+/// Runs `executable` to its end on a thread of its own (never blocking the cooperative pool), output to files.
+func runProcess(_ executable: String, _ arguments: [String]) async throws -> Finished {
+    let logs = NSTemporaryDirectory() + "trove-mcp-\(UUID().uuidString)"
+    let outputPath = logs + ".out"
+    let errorPath = logs + ".err"
+    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(atPath: outputPath)
+        try? FileManager.default.removeItem(atPath: errorPath)
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(
+        ["HOME": NSTemporaryDirectory(), "SWIFT_BACKTRACE": "enable=no"]) { $1 }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+    process.standardError = FileHandle(forWritingAtPath: errorPath)
+    try process.run()
+    let status = await withCheckedContinuation { continuation in
+        Thread {
+            process.waitUntilExit()
+            continuation.resume(returning: process.terminationStatus)
+        }.start()
+    }
+    return Finished(
+        status: status, output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+        error: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+}
