@@ -65,6 +65,8 @@ public actor TroveIndex {
         let loaded = Result { try retriever.loadedMatrix() }
         let vector = try retriever.checkedQuery(try await raw.first, model: embedder.model)
         _ = try loaded.get()
+        // A cancelled search (an MCP client gave up on it) stops before ranking.
+        try Task.checkCancellation()
         return try retriever.search(request, queryVector: vector)
     }
 

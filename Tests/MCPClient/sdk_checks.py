@@ -8,8 +8,9 @@ usage: sdk_checks.py concurrency QUESTION QUERY -- SERVER_COMMAND...
        sdk_checks.py auto -- SERVER_COMMAND...
          the SDK's high-level Client (server/discover first, -32601 then initialize), lists the tools, prints
          {"seconds", "tools"} measured after the SDK is imported
-       sdk_checks.py bench N QUERY -- SERVER_COMMAND...
-         N search calls back to back after a first one; prints {"p50_ms", "p90_ms", "min_ms", "first_ms"}
+       sdk_checks.py bench N QUERIES -- SERVER_COMMAND...   (QUERIES: a file of queries, or one query)
+         after a first search, N rounds of ping, keyword search and hybrid search (interleaved); prints p50, p90
+         and min per kind in ms
 """
 import json, sys, time
 
@@ -60,22 +61,41 @@ async def auto(command):
     return {"seconds": time.monotonic() - start, "tools": tools}
 
 
-async def bench(count, query, command):
+async def bench(count, queries, command):
+    """Calls interleaved, so load on a shared machine hits all kinds alike: ping (the SDK's own round trip),
+    keyword search (no embedding), and the default hybrid search; queries taken in turn from `queries` (one per
+    line, or a TSV whose second column is the query), so no answer can be a repeat of the one before."""
+    try:
+        with open(queries, encoding="utf-8") as file:
+            texts = [line.rstrip("\n").split("\t")[1 if "\t" in line else 0] for line in file if line.strip()]
+    except OSError:
+        texts = [queries]
+    query = texts[0]
+    kinds = ["ping", "search keyword", "search"]
+    times = {kind: [] for kind in kinds}
     async with stdio_client(params(command)) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             start = time.perf_counter()
             await session.call_tool("search", {"query": query})
             first = time.perf_counter() - start
-            times = []
-            for _ in range(count):
-                start = time.perf_counter()
-                result = await session.call_tool("search", {"query": query})
-                times.append(time.perf_counter() - start)
-                assert not result.is_error, result.content
-    times.sort()
-    return {"p50_ms": 1000 * times[len(times) // 2], "p90_ms": 1000 * times[int(len(times) * 0.9)],
-            "min_ms": 1000 * times[0], "first_ms": 1000 * first, "calls": count}
+            for round in range(count):
+                text = texts[(round + 1) % len(texts)]
+                for kind in kinds:
+                    start = time.perf_counter()
+                    if kind == "ping":
+                        await session.send_ping()
+                    else:
+                        arguments = {"query": text, "mode": "keyword"} if kind == "search keyword" else {"query": text}
+                        result = await session.call_tool("search", arguments)
+                        assert not result.is_error, result.content
+                    times[kind].append(time.perf_counter() - start)
+    out = {"first_search_ms": 1000 * first, "calls": count}
+    for kind, values in times.items():
+        values.sort()
+        out[kind] = {"p50_ms": 1000 * values[len(values) // 2], "p90_ms": 1000 * values[int(len(values) * 0.9)],
+                     "min_ms": 1000 * values[0]}
+    return out
 
 
 def main():
