@@ -37,6 +37,7 @@ struct ServeCommand: Command {
             ready: { console.log("serving \(settings.indexPath) on \(socket); Ctrl-C stops") }
         ) { request in
             do {
+                if try await index.refresh() { console.log("the index changed: reloading") }
                 let hits = try await index.search(request)
                 return WarmSearch.Response(hits: hits, model: try await index.embeddingModel())
             } catch {

@@ -81,6 +81,16 @@ public actor TroveIndex {
         try currentRetriever().allowedChunkIDs(filter)?.isEmpty != true
     }
 
+    /// Reloads now if another process changed the index (every search does this itself); true when it did, after a
+    /// first load.
+    @discardableResult
+    public func refresh() throws -> Bool {
+        let loaded = retriever != nil
+        let before = retriever.map(ObjectIdentifier.init)
+        let current = try currentRetriever()
+        return loaded && ObjectIdentifier(current) != before
+    }
+
     /// The retriever, reloaded when another process changed the index: `data_version` is one pragma, read before
     /// every search; only when it moved are the chunk count, highest id and manifest compared.
     func currentRetriever() throws -> Retriever {

@@ -115,7 +115,7 @@ public final class MCPServer: Sendable {
     }
 
     /// The reply to one request.
-    func reply(id: JSON, method: String, params: JSON?) async -> JSON {
+    package func reply(id: JSON, method: String, params: JSON?) async -> JSON {
         do {
             return JSONRPC.result(id: id, try await result(method: method, params: params ?? [:]))
         } catch let error as ProtocolError {

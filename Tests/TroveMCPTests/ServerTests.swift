@@ -101,4 +101,27 @@ struct ServerTests {
         #expect(text.contains(message), "\(text)")
         #expect(!text.contains("\n"))
     }
+
+    @Test("Ollama down and no index are tool errors with the CLI's message, and the server keeps answering")
+    func unavailable() async throws {
+        let rig = try await Rig()
+        rig.server.stop()
+        rig.request(1, "tools/call", ["name": "search", "arguments": ["query": "bastion"]])
+        let down = try #require(await rig.reply(to: 1))
+        #expect(down["result"]?["isError"] == true)
+        #expect(down["result"]?["content"]?.arrayValue?.first?["text"]?.stringValue?.contains("cannot reach Ollama") == true)
+
+        let missing = rig.folder.path + "/none.sqlite"
+        let tools = MCPTools(
+            .init(configuration: Rig.configuration(server: rig.server, indexPath: missing), chatModel: "llama3.2",
+                chatModelChosen: false))
+        let server = MCPServer(tools: tools, version: "test", send: { _ in }, log: { _ in })
+        let status = await server.reply(id: 2, method: "tools/call", params: ["name": "status", "arguments": [:]])
+        #expect(status["result"]?["isError"] == true)
+        #expect(
+            status["result"]?["content"]?.arrayValue?.first?["text"]?.stringValue
+                == "no index at \(missing) — run: trove index FOLDER")
+        let list = await server.reply(id: 3, method: "resources/list", params: nil)
+        #expect(list["result"]?["resources"] == [])
+    }
 }
