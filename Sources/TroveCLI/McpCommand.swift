@@ -49,7 +49,8 @@ struct McpCommand: Command {
                 configuration: settings.configuration, chatModel: settings.chatModel(flag: chatModelFlag),
                 chatModelChosen: settings.chatModelChosen(flag: chatModelFlag)))
         console.log("trove mcp: serving \(settings.indexPath) on stdin/stdout")
-        await tools.warmUp()
+        // Loading meanwhile: `initialize` is answered at once, and a first search waits only for what is left.
+        Task { await tools.warmUp() }
         await MCPServer.serveStandardIO(tools: tools, version: Launcher.version) { console.log($0) }
         return ExitCode.success
     }

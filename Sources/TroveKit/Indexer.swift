@@ -53,10 +53,10 @@ public struct IndexOptions: Sendable {
 /// interrupted run never leaves a document half-indexed and the next run picks up where this one stopped.
 /// Chunks whose text is already stored (same heading and text, anywhere in the index) reuse its vector.
 public final class Indexer {
-    public let store: IndexStore
+    package let store: IndexStore
     public let embedder: any Embedder
 
-    public init(store: IndexStore, embedder: any Embedder) {
+    package init(store: IndexStore, embedder: any Embedder) {
         self.store = store
         self.embedder = embedder
     }

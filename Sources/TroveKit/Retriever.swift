@@ -118,7 +118,7 @@ public final class Retriever {
     private var quantizedSearcher: QuantizedSearcher?
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
-    public init(store: IndexStore) throws {
+    package init(store: IndexStore) throws {
         guard let manifest = try store.manifest(), try store.hasVectors() else {
             throw IndexError.empty(store.path)
         }

@@ -37,7 +37,7 @@ public struct SearchFilter: Sendable, Equatable, Codable {
     }
 
     /// Whether `document` passes every condition.
-    public func matches(_ document: SearchableDocument) -> Bool {
+    package func matches(_ document: SearchableDocument) -> Bool {
         if let since = modifiedSince, document.modifiedNanoseconds < since { return false }
         if let before = modifiedBefore, document.modifiedNanoseconds >= before { return false }
         if !extensions.isEmpty {

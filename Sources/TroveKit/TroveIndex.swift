@@ -70,8 +70,12 @@ public actor TroveIndex {
         return try retriever.search(request, queryVector: vector)
     }
 
-    /// Loads the vectors now, so the first search does not pay for it (`trove serve`, `trove mcp`).
-    public func warmUp() throws { _ = try currentRetriever().loadedMatrix() }
+    /// Loads the vectors, and the built-in model when the index uses it, so the first search does not pay for them
+    /// (`trove serve`, `trove mcp`). An Ollama model is not touched: it loads on the server's side.
+    public func warmUp() async throws {
+        _ = try currentRetriever().loadedMatrix()
+        if let embedder, embedder.kind == "builtin" { _ = try await embedder.inspect() }
+    }
 
     /// Refuses a `--model` that differs from the model the index was built with: their vectors don't compare.
     public func checkRequestedModel(_ model: String?) throws { try currentRetriever().checkRequestedModel(model) }

@@ -9,6 +9,8 @@ public enum JSONRPC {
         public static let methodNotFound: Int64 = -32601
         public static let invalidParams: Int64 = -32602
         public static let internalError: Int64 = -32603
+        /// In the range JSON-RPC leaves to servers: too many requests in flight.
+        public static let serverBusy: Int64 = -32000
     }
 
     /// A message from the client, classified.

@@ -15,6 +15,8 @@ public final class MCPServer: Sendable {
 
     let tools: MCPTools
     let version: String
+    /// Requests worked on at once; more get an error until some finish, so a flood cannot exhaust memory.
+    let maxInFlight: Int
     private let send: @Sendable (JSON) -> Void
     private let log: @Sendable (String) -> Void
     /// Requests being worked on, by their id's JSON text.
@@ -24,11 +26,12 @@ public final class MCPServer: Sendable {
 
     /// A server for `tools`; `send` writes one message, `log` writes one line to stderr.
     public init(
-        tools: MCPTools, version: String, send: @escaping @Sendable (JSON) -> Void,
+        tools: MCPTools, version: String, maxInFlight: Int = 64, send: @escaping @Sendable (JSON) -> Void,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.tools = tools
         self.version = version
+        self.maxInFlight = max(1, maxInFlight)
         self.send = send
         self.log = log
     }
@@ -90,8 +93,11 @@ public final class MCPServer: Sendable {
     private func start(id: JSON, method: String, params: JSON?) {
         let key = String(decoding: id.encoded(), as: UTF8.self)
         // The lock is held while the task is created, so it cannot finish (and remove itself) before it is stored.
-        let duplicate = inFlight.withLock { tasks -> Bool in
-            guard tasks[key] == nil else { return true }
+        let refusal = inFlight.withLock { tasks -> String? in
+            guard tasks[key] == nil else { return "invalid request: id \(key) is already in use" }
+            guard tasks.count < maxInFlight else {
+                return "server busy: \(maxInFlight) requests are in flight — wait for their replies"
+            }
             tasks[key] = Task {
                 let reply = await self.reply(id: id, method: method, params: params)
                 let cancelled = Task.isCancelled
@@ -100,10 +106,11 @@ public final class MCPServer: Sendable {
                 if !cancelled { self.send(reply) }
                 if self.inFlight.withLock({ $0.isEmpty }) { self.resumeDrained() }
             }
-            return false
+            return nil
         }
-        if duplicate {
-            send(JSONRPC.error(id: id, code: JSONRPC.Code.invalidRequest, message: "invalid request: id \(key) is already in use"))
+        if let refusal {
+            let code = refusal.hasPrefix("server busy") ? JSONRPC.Code.serverBusy : JSONRPC.Code.invalidRequest
+            send(JSONRPC.error(id: id, code: code, message: refusal))
         }
     }
 

@@ -37,7 +37,8 @@ public final class MCPTools: Sendable {
         }
     }
 
-    /// Loads the vectors before the first call, when there is an index to load; a problem is left for the calls.
+    /// Loads the vectors (and a built-in model) before the first call, when there is an index; a problem is left for
+    /// the calls to report.
     public func warmUp() async { try? await index().warmUp() }
 
     /// Runs tool `name`. Unknown tools are a protocol error; everything else the tool's own result.

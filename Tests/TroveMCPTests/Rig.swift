@@ -25,7 +25,7 @@ final class Rig: Sendable {
         "# Tricky\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\nbell \u{07} escape \u{1B}[31m nul-free \u{01}\n"
         + "\"quoted\" \\ backslash\ttab\n"
 
-    init(chatDelayMilliseconds: Int = 0) async throws {
+    init(chatDelayMilliseconds: Int = 0, maxInFlight: Int = 64) async throws {
         server = try FakeOllamaServer(models: [.embedding("nomic-embed-text"), .chat("llama3.2")])
         server.streaming.delayMilliseconds = chatDelayMilliseconds
         server.streaming.reply = "Use the bastion host as a jump host for every ssh session [1]."
@@ -40,7 +40,7 @@ final class Rig: Sendable {
         for try await _ in try await index.index(IndexOptions(roots: [notes])) {}
         let tools = MCPTools(.init(configuration: configuration, chatModel: "llama3.2", chatModelChosen: false))
         let box = replies
-        mcp = MCPServer(tools: tools, version: "test", send: { reply in box.list.withLock { $0.append(reply) } }, log: { _ in })
+        mcp = MCPServer(tools: tools, version: "test", maxInFlight: maxInFlight, send: { reply in box.list.withLock { $0.append(reply) } }, log: { _ in })
     }
 
     static func configuration(server: FakeOllamaServer, indexPath: String) -> TroveConfiguration {

@@ -124,4 +124,36 @@ struct ServerTests {
         let list = await server.reply(id: 3, method: "resources/list", params: nil)
         #expect(list["result"]?["resources"] == [])
     }
+
+    @Test("ask answers extractively on request, and a chat model the agent named but that is missing is a tool error")
+    func askModes() async throws {
+        let rig = try await Rig()
+        let question: JSON = "how do I ssh through the bastion host?"
+        rig.request(1, "tools/call", ["name": "ask", "arguments": ["question": question, "extractive": true]])
+        let extractive = try #require(await rig.reply(to: 1))
+        #expect(extractive["result"]?["structuredContent"]?["mode"] == "extractive")
+        #expect(extractive["result"]?["structuredContent"]?["reason"] == "--extractive asks no chat model")
+        #expect(extractive["result"]?["structuredContent"]?["sources"]?.arrayValue?.first?["path"]
+            == .string(rig.notes + "/ssh.md"))
+        rig.request(2, "tools/call", ["name": "ask", "arguments": ["question": question, "chat_model": "nonesuch"]])
+        let missing = try #require(await rig.reply(to: 2))
+        #expect(missing["result"]?["isError"] == true)
+        #expect(missing["result"]?["content"]?.arrayValue?.first?["text"]?.stringValue?.contains("nonesuch") == true)
+    }
+
+    @Test("requests beyond the in-flight limit, and a reused id, are refused while the others run")
+    func limits() async throws {
+        let rig = try await Rig(chatDelayMilliseconds: 100, maxInFlight: 1)
+        rig.request(1, "tools/call", ["name": "ask", "arguments": ["question": "how do I ssh through the bastion host?"]])
+        rig.request(1, "ping")
+        rig.request(2, "ping")
+        #expect(await rig.reply(to: 2)?["error"]?["code"] == -32000)
+        #expect(rig.received.first?["error"]?["message"] == "invalid request: id 1 is already in use")
+        let deadline = Date().addingTimeInterval(30)
+        func answered() -> JSON? { rig.received.first { $0["id"] == 1 && $0["result"] != nil } }
+        while answered() == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(answered()?["result"]?["isError"] == false)
+        rig.request(3, "ping")
+        #expect(await rig.reply(to: 3)?["result"] == [:])
+    }
 }
