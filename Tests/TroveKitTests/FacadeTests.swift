@@ -106,4 +106,31 @@ struct FacadeTests {
         #expect(try await reader.forget(folder: folder.path + "/notes")?.documents == 2)
         await #expect(throws: IndexError.self) { try await reader.search(query) }
     }
+
+    @Test("askEvents streams the answer's tokens, then how it ended, with its cited sources")
+    func askEvents() async throws {
+        let chat = try FakeOllamaServer(models: [.embedding("nomic-embed-text"), .chat("llama3.2")])
+        chat.streaming.reply = "Use the bastion as a jump host [1]."
+        var configuration = configuration
+        configuration.ollama = OllamaClient(baseURL: chat.baseURL)
+        try folder.write("notes/ssh.md", "# SSH\n\nConnect through the bastion host with ssh -J bastion.\n")
+        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
+        try await run(index, [folder.path + "/notes"])
+        var tokens = ""
+        var outcome: AskOutcome?
+        let request = AskRequest(question: "how do I ssh through the bastion host?", options: AskOptions(chatModel: "llama3.2"))
+        for try await event in index.askEvents(request) {
+            switch event {
+            case .token(let token): tokens += token
+            case .finished(let finished): outcome = finished
+            }
+        }
+        guard case .answered(let answer) = try #require(outcome) else {
+            Issue.record("expected a generated answer, got \(String(describing: outcome))")
+            return
+        }
+        #expect(tokens == "Use the bastion as a jump host [1].")
+        #expect(answer.text == tokens)
+        #expect(answer.citedSources.map(\.hit.relativePath) == ["ssh.md"])
+    }
 }
