@@ -33,7 +33,9 @@ extension TroveIndex {
         let embedder = try currentEmbedder()
         let location = location
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: IndexProgress.self)
-        let task = Task {
+        // Detached: the run's synchronous work (crawl, chunk, SQLite writes) must not occupy this actor, which keeps
+        // answering searches meanwhile.
+        let task = Task.detached {
             do {
                 let writer = try IndexStore(path: location, createIfMissing: false)
                 let summary = try await Indexer(store: writer, embedder: embedder).run(options) { event in
