@@ -80,11 +80,12 @@ struct FacadeTests {
         "text(path:) refuses paths outside the indexed folders and lines past the end",
         arguments: ["/etc/passwd", "../../etc/passwd", "engineering/../../../etc/passwd", "/"])
     func textRefusals(path: String) async throws {
+        let note = try folder.write("notes/engineering/deploy.md", "# Deploy\n\nShip it.\n")
         let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
-        try await run(index, [corpora])
+        try await run(index, [folder.path + "/notes"])
         await #expect(throws: DocumentError.self) { try await index.text(path: path) }
         do {
-            _ = try await index.text(path: corpora + "/engineering/deploy.md", lines: 9000...9001)
+            _ = try await index.text(path: note, lines: 9000...9001)
             Issue.record("lines past the end were returned")
         } catch let error as DocumentError {
             #expect(error.message.hasSuffix("indexed lines; line 9000 is past the end"))

@@ -13,7 +13,9 @@ let hasSDK = FileManager.default.isExecutableFile(atPath: sdkPython)
 
 @Suite(
     "trove mcp driven by the official MCP Python SDK",
-    .enabled(if: hasSDK, "needs the MCP SDK venv: bash ../shared/tools/mcp-client/setup.sh (or TROVE_MCP_CLIENT)"))
+    .enabled(if: hasSDK, "needs the MCP SDK venv: bash ../shared/tools/mcp-client/setup.sh (or TROVE_MCP_CLIENT)"),
+    // One Python client at a time: each costs seconds of CPU on a small CI machine.
+    .serialized)
 struct SDKClientTests {
     private func serverCommand(_ rig: Rig) -> [String] {
         [troveExecutable.path, "mcp", "--index", rig.indexPath, "--ollama", rig.server.baseURL.absoluteString]
