@@ -76,7 +76,15 @@ struct AskCommand: Command {
         Interrupts.onNext { task.cancel() }
         defer { Interrupts.clear() }
         let printer = AnswerPrinter(console: console, json: json)
-        switch try await task.value {
+        let outcome: AskOutcome
+        do {
+            outcome = try await task.value
+        } catch is CancellationError {
+            // Ctrl-C before the model started writing (during retrieval).
+            console.log("interrupted: no answer was written")
+            return ExitCode.interrupted
+        }
+        switch outcome {
         case .uncovered(let retrieval):
             printer.printUncovered(question: question, retrieval: retrieval, options: options)
             return ExitCode.failure

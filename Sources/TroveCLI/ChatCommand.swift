@@ -99,7 +99,8 @@ struct ChatCommand: Command {
             } catch {
                 Interrupts.clear()
                 console.print("")
-                console.log("Error: \(String(describing: error))")
+                // Ctrl-C before the model started writing (during retrieval) just returns to the prompt.
+                console.log(error is CancellationError ? "interrupted" : "Error: \(String(describing: error))")
                 continue
             }
             AnswerPrinter(console: console, json: false).print(answer, streamed: true)

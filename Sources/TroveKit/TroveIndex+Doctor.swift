@@ -35,6 +35,8 @@ public enum FailureKind: Sendable, Equatable {
     /// The kind of `error`.
     public init(_ error: any Error) {
         switch error {
+        case is CancellationError:
+            self = .interrupted
         case let error as MiniLMError where error.code == .missingFile:
             self = .unavailable
         case let error as OllamaError:
