@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveMCP
+import TroveTestSupport
 
 @Suite("JSON-RPC framing and errors of trove mcp")
 struct JSONRPCTests {
@@ -66,5 +67,48 @@ struct JSONRPCTests {
         #expect(!encoded.contains(0x0A) && !encoded.contains(0x0D))
         #expect(!encoded.contains(where: { $0 < 0x20 }))
         #expect(JSON.parse(encoded)?["text"]?.stringValue == text)
+    }
+
+    @Test("seeded random lines and mutated messages never crash the classifier, and the framer keeps every byte")
+    func randomInput() {
+        var random = SplitMix64(seed: 0x7E57_11)
+        let seeds = [
+            #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#,
+            #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            #"{"jsonrpc":"2.0","id":"a","result":{}}"#,
+        ].map { Array($0.utf8) }
+        let alphabet = Array(#"{}[]":,\0123456789-.eE truefalsnul"#.utf8) + [0x00, 0x0D, 0xC3, 0xFF]
+        for round in 0..<2000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let position = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[position] = alphabet.randomElement(using: &random)!
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(alphabet.randomElement(using: &random)!, at: position)
+                }
+                if bytes.isEmpty { bytes = [0x7B] }
+            }
+            switch JSONRPC.classify(Data(bytes)) {
+            case .invalid(let id, let code, _):
+                #expect([-32700, -32600].contains(code))
+                #expect(id == .null || id.stringValue != nil || id.integerValue != nil)
+            case .request(let id, _, _):
+                #expect(id.stringValue != nil || id.integerValue != nil)
+            case .notification, .response:
+                break
+            }
+        }
+        // Framing random chunks of newline-separated lines gives the lines back, whatever the cut points.
+        var framer = LineFramer(limit: 1 << 16)
+        let lines = (0..<200).map { _ in Data((0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0x21...0x7E, using: &random) }) }
+        var stream = Data(lines.map { $0 + Data([0x0A]) }.joined())
+        var framed: [LineFramer.Piece] = []
+        while !stream.isEmpty {
+            let cut = min(stream.count, Int.random(in: 1...700, using: &random))
+            framed += framer.feed(stream.prefix(cut))
+            stream = stream.dropFirst(cut)
+        }
+        #expect(framed == lines.map { .line($0) })
     }
 }
