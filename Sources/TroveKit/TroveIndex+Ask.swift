@@ -86,7 +86,9 @@ extension TroveIndex {
     }
 
     /// The model to ask, or why there is none and the answer is extractive.
-    private func chatModel(for request: AskRequest, asker: Asker) async throws -> (model: ChatModelInfo?, reason: String) {
+    private func chatModel(for request: AskRequest, asker: Asker) async throws -> (
+        model: ChatModelInfo?, reason: String
+    ) {
         if let model = request.model { return (model, "") }
         if request.extractive { return (nil, "--extractive asks no chat model") }
         do {

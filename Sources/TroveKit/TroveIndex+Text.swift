@@ -58,7 +58,9 @@ extension TroveIndex {
         var numbered: [String] = []
         for chunk in stored.chunks {
             let pieces = chunk.text.split(separator: "\n", omittingEmptySubsequences: false)
-            if numbered.count < chunk.endLine { numbered += Array(repeating: "", count: chunk.endLine - numbered.count) }
+            if numbered.count < chunk.endLine {
+                numbered += Array(repeating: "", count: chunk.endLine - numbered.count)
+            }
             // Overlapping chunks hold the same lines; lines between chunks are blank (the chunker keeps every other).
             for (offset, piece) in pieces.enumerated() where chunk.startLine - 1 + offset < numbered.count {
                 numbered[chunk.startLine - 1 + offset] = String(piece)
@@ -68,7 +70,8 @@ extension TroveIndex {
         guard range.lowerBound >= 1 else { throw DocumentError("line numbers start at 1, got \(range.lowerBound)") }
         guard range.lowerBound <= max(1, numbered.count) else {
             throw DocumentError(
-                "\(Self.join(root, relative)) has \(numbered.count) indexed lines; line \(range.lowerBound) is past the end")
+                "\(Self.join(root, relative)) has \(numbered.count) indexed lines; line \(range.lowerBound) is past the end"
+            )
         }
         let upper = min(range.upperBound, numbered.count)
         let selected =

@@ -106,8 +106,9 @@ public actor TroveIndex {
             return retriever
         }
         let fresh = try Retriever(store: store)
-        if let embedder, !EmbedderFactory.sameSpace(
-            embedder.kind, embedder.model, fresh.manifest.embedder, fresh.manifest.model)
+        if let embedder,
+            !EmbedderFactory.sameSpace(
+                embedder.kind, embedder.model, fresh.manifest.embedder, fresh.manifest.model)
         {
             // Re-embedded with another model (`trove index --reembed --model …`): queries must follow.
             self.embedder = try configuration.embedder(EmbedderChoice(), indexed: IndexedEmbedder(fresh.manifest))

@@ -45,7 +45,8 @@ public enum JSONRPC {
             default: nil
             }
         guard message["jsonrpc"] == .string("2.0") else {
-            return .invalid(id: validID ?? .null, code: Code.invalidRequest, message: "invalid request: jsonrpc must be \"2.0\"")
+            return .invalid(
+                id: validID ?? .null, code: Code.invalidRequest, message: "invalid request: jsonrpc must be \"2.0\"")
         }
         guard let methodValue = message["method"] else {
             if message["result"] != nil || message["error"] != nil { return .response }
@@ -63,7 +64,8 @@ public enum JSONRPC {
         }
         guard id != nil else { return .notification(method: method, params: params) }
         guard let validID else {
-            return .invalid(id: .null, code: Code.invalidRequest, message: "invalid request: id must be a string or a number")
+            return .invalid(
+                id: .null, code: Code.invalidRequest, message: "invalid request: id must be a string or a number")
         }
         return .request(id: validID, method: method, params: params)
     }

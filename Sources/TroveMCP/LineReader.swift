@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 
 /// Splits a byte stream into lines, with a cap on a line's length: a longer line is dropped up to its newline and
 /// reported as one `.oversized`, so a client cannot make the server hold unbounded memory.

@@ -141,7 +141,9 @@ public final class MCPServer: Sendable {
         case "tools/list":
             return ["tools": .array(MCPTools.definitions)]
         case "tools/call":
-            guard let name = params["name"]?.stringValue else { throw ProtocolError.invalidParams("tools/call needs a tool name") }
+            guard let name = params["name"]?.stringValue else {
+                throw ProtocolError.invalidParams("tools/call needs a tool name")
+            }
             let arguments = params["arguments"] ?? [:]
             guard arguments.objectValue != nil else {
                 throw ProtocolError.invalidParams("the arguments of \(name) must be an object")
@@ -150,7 +152,9 @@ public final class MCPServer: Sendable {
         case "resources/list":
             return try await tools.listResources(cursor: params["cursor"]?.stringValue)
         case "resources/read":
-            guard let uri = params["uri"]?.stringValue else { throw ProtocolError.invalidParams("resources/read needs a uri") }
+            guard let uri = params["uri"]?.stringValue else {
+                throw ProtocolError.invalidParams("resources/read needs a uri")
+            }
             return try await tools.readResource(uri)
         default:
             // Includes `server/discover` of the stateless 2026-07-28 revision: -32601 makes such clients fall back
@@ -167,7 +171,9 @@ public final class MCPServer: Sendable {
         }
         return [
             "protocolVersion": .string(chosen),
-            "capabilities": ["tools": ["listChanged": false], "resources": ["listChanged": false, "subscribe": false]],
+            "capabilities": [
+                "tools": ["listChanged": false], "resources": ["listChanged": false, "subscribe": false],
+            ],
             "serverInfo": ["name": "trove", "title": "Trove", "version": .string(version)],
             "instructions": .string(MCPTools.instructions),
         ]

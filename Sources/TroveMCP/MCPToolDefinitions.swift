@@ -32,11 +32,11 @@ extension MCPTools {
             "name": "search",
             "title": "Search the user's documents",
             "description": """
-                Find passages in the user's indexed documents (notes, docs, code) that match a query by meaning \
-                and by keywords. Use it first whenever the user's own files might hold the answer; then call `get` \
-                with a hit's path and lines to read more. Returns the best documents first (one passage each \
-                unless all_chunks), each with path, line range, heading, scores and the passage text.
-                """,
+            Find passages in the user's indexed documents (notes, docs, code) that match a query by meaning \
+            and by keywords. Use it first whenever the user's own files might hold the answer; then call `get` \
+            with a hit's path and lines to read more. Returns the best documents first (one passage each \
+            unless all_chunks), each with path, line range, heading, scores and the passage text.
+            """,
             "inputSchema": [
                 "type": "object",
                 "properties": [
@@ -44,7 +44,8 @@ extension MCPTools {
                     "limit": ["type": "integer", "minimum": 1, "maximum": 100, "default": 10],
                     "mode": [
                         "type": "string", "enum": ["hybrid", "vector", "keyword"], "default": "hybrid",
-                        "description": "hybrid: meaning and keywords fused; vector: meaning only; keyword: exact words (BM25)",
+                        "description":
+                            "hybrid: meaning and keywords fused; vector: meaning only; keyword: exact words (BM25)",
                     ],
                     "all_chunks": [
                         "type": "boolean", "default": false,
@@ -60,7 +61,8 @@ extension MCPTools {
                     "ext": strings.with("description", "only these file extensions, e.g. [\"md\", \"txt\"]"),
                     "since": [
                         "type": "string",
-                        "description": "only files modified at or after: 2024-05-01, 2024-05-01T09:30, or an age like 7d, 12h, 2w",
+                        "description":
+                            "only files modified at or after: 2024-05-01, 2024-05-01T09:30, or an age like 7d, 12h, 2w",
                     ],
                     "before": ["type": "string", "description": "only files modified before this date or age"],
                     "root": strings.with("description", "only documents of these indexed folders (path or last name)"),
@@ -97,10 +99,10 @@ extension MCPTools {
             "name": "get",
             "title": "Read an indexed document",
             "description": """
-                Read the text of one indexed document, whole or a line range, with line numbers — the same text \
-                and numbering that `search` hits carry. Use it after `search` to read around a hit (e.g. \
-                start_line a few lines before the hit). Only documents inside the indexed folders can be read.
-                """,
+            Read the text of one indexed document, whole or a line range, with line numbers — the same text \
+            and numbering that `search` hits carry. Use it after `search` to read around a hit (e.g. \
+            start_line a few lines before the hit). Only documents inside the indexed folders can be read.
+            """,
             "inputSchema": [
                 "type": "object",
                 "properties": [
@@ -137,17 +139,20 @@ extension MCPTools {
             "name": "ask",
             "title": "Answer from the user's documents",
             "description": """
-                Answer a question from the user's indexed documents with a local chat model, citing its sources \
-                as [n]. Use it when the user wants an answer rather than passages. Without a chat model it \
-                answers in extractive mode: the best passages themselves (mode "extractive"). Mode "uncovered" \
-                means no document covers the question. Slower than search: prefer search when you can read the \
-                passages yourself.
-                """,
+            Answer a question from the user's indexed documents with a local chat model, citing its sources \
+            as [n]. Use it when the user wants an answer rather than passages. Without a chat model it \
+            answers in extractive mode: the best passages themselves (mode "extractive"). Mode "uncovered" \
+            means no document covers the question. Slower than search: prefer search when you can read the \
+            passages yourself.
+            """,
             "inputSchema": [
                 "type": "object",
                 "properties": [
                     "question": ["type": "string"],
-                    "limit": ["type": "integer", "minimum": 1, "maximum": 50, "description": "passages to retrieve (default 8)"],
+                    "limit": [
+                        "type": "integer", "minimum": 1, "maximum": 50,
+                        "description": "passages to retrieve (default 8)",
+                    ],
                     "chat_model": ["type": "string", "description": "an Ollama chat model (default: the user's)"],
                     "extractive": ["type": "boolean", "description": "answer with the passages themselves, no model"],
                 ],
@@ -179,9 +184,9 @@ extension MCPTools {
             "name": "status",
             "title": "What is indexed",
             "description": """
-                Show what the index holds: its folders, document and chunk counts, the embedding model and when \
-                it was last indexed. Use it to learn which folders search covers, or why a search finds nothing.
-                """,
+            Show what the index holds: its folders, document and chunk counts, the embedding model and when \
+            it was last indexed. Use it to learn which folders search covers, or why a search finds nothing.
+            """,
             "inputSchema": ["type": "object", "properties": [:], "additionalProperties": false],
             "outputSchema": [
                 "type": "object",

@@ -88,7 +88,8 @@ public final class MCPTools: Sendable {
         for (key, keyPath) in [("since", \SearchFilter.modifiedSince), ("before", \SearchFilter.modifiedBefore)] {
             guard let text = try input.string(key) else { continue }
             guard let time = SearchFilter.parseTime(text) else {
-                throw ToolError("\(key) expects a date like 2024-05-01 or 2024-05-01T09:30, or an age like 7d, got '\(text)'")
+                throw ToolError(
+                    "\(key) expects a date like 2024-05-01 or 2024-05-01T09:30, or an age like 7d, got '\(text)'")
             }
             request.filter[keyPath: keyPath] = time
         }
@@ -239,7 +240,9 @@ public final class MCPTools: Sendable {
             throw ProtocolError(code: -32002, message: "resource not found: \(uri) — \(error)")
         }
         return [
-            "contents": [["uri": .string(uri), "mimeType": .string(Self.mimeType(path)), "text": .string(document.text)]]
+            "contents": [
+                ["uri": .string(uri), "mimeType": .string(Self.mimeType(path)), "text": .string(document.text)]
+            ]
         ]
     }
 
@@ -302,7 +305,9 @@ struct Arguments {
     func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
         guard has(key) else { return nil }
         guard let value = values[key]?.integerValue, value >= range.lowerBound, value <= range.upperBound else {
-            let bounds = range.upperBound == Int.max ? "of at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+            let bounds =
+                range.upperBound == Int.max
+                ? "of at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
             throw ToolError("\(key) must be a whole number \(bounds)")
         }
         return Int(value)

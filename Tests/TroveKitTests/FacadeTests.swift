@@ -119,7 +119,8 @@ struct FacadeTests {
         try await run(index, [folder.path + "/notes"])
         var tokens = ""
         var outcome: AskOutcome?
-        let request = AskRequest(question: "how do I ssh through the bastion host?", options: AskOptions(chatModel: "llama3.2"))
+        let request = AskRequest(
+            question: "how do I ssh through the bastion host?", options: AskOptions(chatModel: "llama3.2"))
         for try await event in index.askEvents(request) {
             switch event {
             case .token(let token): tokens += token

@@ -47,7 +47,8 @@ struct JSONRPCTests {
         for byte in input { pieces += framer.feed(Data([byte])) }
         pieces += framer.feed(Data(":3}".utf8))
         pieces += framer.finish()
-        #expect(pieces == [.line(Data("{\"a\":1}".utf8)), .line(Data("{\"b\":2}".utf8)), .line(Data("{\"c\":3}".utf8))])
+        #expect(
+            pieces == [.line(Data("{\"a\":1}".utf8)), .line(Data("{\"b\":2}".utf8)), .line(Data("{\"c\":3}".utf8))])
     }
 
     @Test("a line over the cap is refused once, dropped to its newline, and the next line is read")
@@ -101,7 +102,11 @@ struct JSONRPCTests {
         }
         // Framing random chunks of newline-separated lines gives the lines back, whatever the cut points.
         var framer = LineFramer(limit: 1 << 16)
-        let lines = (0..<200).map { _ in Data((0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0x21...0x7E, using: &random) }) }
+        let lines = (0..<200).map { _ in
+            Data(
+                (0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0x21...0x7E, using: &random) }
+            )
+        }
         var stream = Data(lines.map { $0 + Data([0x0A]) }.joined())
         var framed: [LineFramer.Piece] = []
         while !stream.isEmpty {

@@ -7,7 +7,8 @@ import Testing
 struct LayeringTests {
     static let forbidden = ["TroveStore", "TroveIngest", "TroveMiniLM", "TroveBLAS", "TroveSearch", "CSQLite"]
 
-    @Test("TroveCLI and TroveMCP import no layer below TroveKit; only TroveCLI imports Ollama (model management)",
+    @Test(
+        "TroveCLI and TroveMCP import no layer below TroveKit; only TroveCLI imports Ollama (model management)",
         arguments: ["TroveCLI", "TroveMCP"])
     func imports(target: String) throws {
         let folder = repositoryRoot + "/Sources/" + target
@@ -15,8 +16,10 @@ struct LayeringTests {
         #expect(!files.isEmpty)
         for file in files {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
-            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") || $0.hasPrefix("@preconcurrency import ") }
-                .map { $0.split(separator: " ").last.map(String.init) ?? "" }
+            let imports = text.split(separator: "\n").filter {
+                $0.hasPrefix("import ") || $0.hasPrefix("@preconcurrency import ")
+            }
+            .map { $0.split(separator: " ").last.map(String.init) ?? "" }
             for module in imports {
                 #expect(!Self.forbidden.contains(module), "\(target)/\(file) imports \(module)")
                 if target == "TroveMCP" { #expect(module != "Ollama", "\(file) imports Ollama") }

@@ -40,7 +40,9 @@ final class Rig: Sendable {
         for try await _ in try await index.index(IndexOptions(roots: [notes])) {}
         let tools = MCPTools(.init(configuration: configuration, chatModel: "llama3.2", chatModelChosen: false))
         let box = replies
-        mcp = MCPServer(tools: tools, version: "test", maxInFlight: maxInFlight, send: { reply in box.list.withLock { $0.append(reply) } }, log: { _ in })
+        mcp = MCPServer(
+            tools: tools, version: "test", maxInFlight: maxInFlight,
+            send: { reply in box.list.withLock { $0.append(reply) } }, log: { _ in })
     }
 
     static func configuration(server: FakeOllamaServer, indexPath: String) -> TroveConfiguration {

@@ -47,8 +47,11 @@ struct SDKClientTests {
         let calls = try #require(out["calls"]?.arrayValue)
         #expect(calls.map { $0["is_error"] } == [false, false, false, false, true])
         #expect(calls[0]["structured"]?["hits"]?.arrayValue?.first?["path"] == .string(rig.notes + "/ssh.md"))
-        #expect(calls[1]["structured"]?["lines"] == [["number": 3, "text": "Water the basil when the soil is dry."],
-            ["number": 4, "text": ""], ["number": 5, "text": "Prune tomatoes."]])
+        #expect(
+            calls[1]["structured"]?["lines"] == [
+                ["number": 3, "text": "Water the basil when the soil is dry."],
+                ["number": 4, "text": ""], ["number": 5, "text": "Prune tomatoes."],
+            ])
         #expect(calls[2]["structured"]?["mode"] == "generated")
         #expect(calls[3]["structured"]?["documents"] == 3)
         let failure = calls[4]["content"]?.arrayValue?.first?["text"]?.stringValue ?? ""

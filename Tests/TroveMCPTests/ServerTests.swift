@@ -38,26 +38,32 @@ struct ServerTests {
     @Test("a long ask does not hold up a search: the search's reply comes first")
     func interleaved() async throws {
         let rig = try await Rig(chatDelayMilliseconds: 150)
-        rig.request(1, "tools/call", ["name": "ask", "arguments": ["question": "how do I ssh through the bastion host?"]])
+        rig.request(
+            1, "tools/call", ["name": "ask", "arguments": ["question": "how do I ssh through the bastion host?"]])
         try await Task.sleep(for: .milliseconds(100))
         rig.request(2, "tools/call", ["name": "search", "arguments": ["query": "basil soil", "limit": 1]])
         let search = try #require(await rig.reply(to: 2))
         let ask = try #require(await rig.reply(to: 1))
         #expect(try #require(rig.position(of: 2)) < #require(rig.position(of: 1)))
-        #expect(search["result"]?["structuredContent"]?["hits"]?.arrayValue?.first?["path"]?.stringValue?
-            .hasSuffix("notes/garden.md") == true)
+        #expect(
+            search["result"]?["structuredContent"]?["hits"]?.arrayValue?.first?["path"]?.stringValue?
+                .hasSuffix("notes/garden.md") == true)
         #expect(ask["result"]?["structuredContent"]?["mode"] == "generated")
-        #expect(ask["result"]?["structuredContent"]?["sources"]?.arrayValue?.first?["path"]?.stringValue?
-            .hasSuffix("notes/ssh.md") == true)
+        #expect(
+            ask["result"]?["structuredContent"]?["sources"]?.arrayValue?.first?["path"]?.stringValue?
+                .hasSuffix("notes/ssh.md") == true)
     }
 
     @Test("a cancelled ask stops streaming from the model and is never answered")
     func cancellation() async throws {
         let rig = try await Rig(chatDelayMilliseconds: 300)
-        rig.request(1, "tools/call", ["name": "ask", "arguments": ["question": "how do I ssh through the bastion host?"]])
+        rig.request(
+            1, "tools/call", ["name": "ask", "arguments": ["question": "how do I ssh through the bastion host?"]])
         // Until the model has started streaming.
         let deadline = Date().addingTimeInterval(20)
-        while rig.server.requestCount(path: "/api/chat") == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while rig.server.requestCount(path: "/api/chat") == 0, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         rig.send(#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}"#)
         rig.request(2, "ping")
         #expect(await rig.reply(to: 2) != nil)
@@ -85,7 +91,10 @@ struct ServerTests {
         (["name": "get", "arguments": ["path": "/etc/passwd"]], "is outside the indexed folders"),
         (["name": "get", "arguments": ["path": "notes/../../../etc/passwd"]], "is outside the indexed folders"),
         (["name": "get", "arguments": ["path": "missing.md"]], "no indexed document at"),
-        (["name": "search", "arguments": ["query": "x", "root": ["nowhere"]]], "no indexed folder is called 'nowhere'"),
+        (
+            ["name": "search", "arguments": ["query": "x", "root": ["nowhere"]]],
+            "no indexed folder is called 'nowhere'"
+        ),
         (["name": "search", "arguments": ["query": "x", "since": "yesterday-ish"]], "since expects a date"),
         (["name": "search", "arguments": ["query": "x", "colour": "red"]], "search has no argument 'colour'"),
         (["name": "search", "arguments": ["limit": 3]], "search needs a non-empty query"),
@@ -109,11 +118,14 @@ struct ServerTests {
         rig.request(1, "tools/call", ["name": "search", "arguments": ["query": "bastion"]])
         let down = try #require(await rig.reply(to: 1))
         #expect(down["result"]?["isError"] == true)
-        #expect(down["result"]?["content"]?.arrayValue?.first?["text"]?.stringValue?.contains("cannot reach Ollama") == true)
+        #expect(
+            down["result"]?["content"]?.arrayValue?.first?["text"]?.stringValue?.contains("cannot reach Ollama") == true
+        )
 
         let missing = rig.folder.path + "/none.sqlite"
         let tools = MCPTools(
-            .init(configuration: Rig.configuration(server: rig.server, indexPath: missing), chatModel: "llama3.2",
+            .init(
+                configuration: Rig.configuration(server: rig.server, indexPath: missing), chatModel: "llama3.2",
                 chatModelChosen: false))
         let server = MCPServer(tools: tools, version: "test", send: { _ in }, log: { _ in })
         let status = await server.reply(id: 2, method: "tools/call", params: ["name": "status", "arguments": [:]])
@@ -133,8 +145,9 @@ struct ServerTests {
         let extractive = try #require(await rig.reply(to: 1))
         #expect(extractive["result"]?["structuredContent"]?["mode"] == "extractive")
         #expect(extractive["result"]?["structuredContent"]?["reason"] == "--extractive asks no chat model")
-        #expect(extractive["result"]?["structuredContent"]?["sources"]?.arrayValue?.first?["path"]
-            == .string(rig.notes + "/ssh.md"))
+        #expect(
+            extractive["result"]?["structuredContent"]?["sources"]?.arrayValue?.first?["path"]
+                == .string(rig.notes + "/ssh.md"))
         rig.request(2, "tools/call", ["name": "ask", "arguments": ["question": question, "chat_model": "nonesuch"]])
         let missing = try #require(await rig.reply(to: 2))
         #expect(missing["result"]?["isError"] == true)
@@ -144,7 +157,8 @@ struct ServerTests {
     @Test("requests beyond the in-flight limit, and a reused id, are refused while the others run")
     func limits() async throws {
         let rig = try await Rig(chatDelayMilliseconds: 100, maxInFlight: 1)
-        rig.request(1, "tools/call", ["name": "ask", "arguments": ["question": "how do I ssh through the bastion host?"]])
+        rig.request(
+            1, "tools/call", ["name": "ask", "arguments": ["question": "how do I ssh through the bastion host?"]])
         rig.request(1, "ping")
         rig.request(2, "ping")
         #expect(await rig.reply(to: 2)?["error"]?["code"] == -32000)
