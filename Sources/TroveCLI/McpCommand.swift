@@ -7,7 +7,7 @@ struct McpCommand: Command {
     static let name = "mcp"
     static let abstract = "Serve the index to AI agents and editors over the Model Context Protocol (stdio)."
     static let usage = "trove mcp [options]"
-    static let details = """
+    static let discussion = """
         Speaks MCP (JSON-RPC 2.0, one message per line) on stdin and stdout until stdin closes; logs go to
         stderr. An agent starts it itself: `claude mcp add trove -- trove mcp`, or an mcp.json entry with
         "command": "trove", "args": ["mcp"] (see README, Use with agents). Protocol revisions 2025-11-25,
@@ -22,24 +22,26 @@ struct McpCommand: Command {
         Resources: every indexed document, as a file:// URI that resources/read returns.
 
         The vectors and the embedding model are loaded once; a change made by `trove index` meanwhile is
-        noticed before the next call. Requests run concurrently; notifications/cancelled stops one.
-
-        Options:
-          --chat-model NAME   chat model for ask (default: $TROVE_CHAT_MODEL, else llama3.2)
-        \(CommonOptions.help)
-
+        noticed before the next call. Requests run concurrently (at most 64 at once);
+        notifications/cancelled stops one.
+        """
+    static let optionGroups = [OptionGroup("Options", [chatModel] + CommonOptions.options)]
+    static let epilogue = """
         Examples:
           claude mcp add trove -- trove mcp
           claude mcp add trove-work -- trove mcp --index ~/work.sqlite
         """
+
+    static let chatModel = Option(
+        "--chat-model", value: "NAME", help: "chat model for the ask tool", default: "$TROVE_CHAT_MODEL, else llama3.2")
 
     var common: CommonOptions
     var chatModelFlag: String?
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        chatModelFlag = try arguments.value("--chat-model")
-        if let extra = try arguments.positionals().first { throw UsageError("unexpected argument '\(extra)'") }
+        chatModelFlag = arguments.value(Self.chatModel)
+        try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {
