@@ -39,7 +39,9 @@ let package = Package(
         ),
         .target(name: "Ollama", swiftSettings: strict),
         .target(name: "TroveIngest", swiftSettings: strict),
-        .target(name: "TroveStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
+        .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS"], swiftSettings: strict),
         .target(name: "TroveBLAS", swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
@@ -71,7 +73,10 @@ let package = Package(
         .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         .executableTarget(
             name: "trove-bench",
-            dependencies: ["TroveKit", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM", "TroveArguments"],
+            dependencies: [
+                "TroveKit", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM", "TroveArguments",
+                "CSQLite", "CTroveFTS",
+            ],
             swiftSettings: strict
         ),
 

@@ -12,12 +12,16 @@ struct SearchCommand: Command {
         """
     static let optionGroups = [
         OptionGroup("Ranking", [mode, limit, allChunks, minScore, int8]),
+        OptionGroup(
+            "Fusion and keywords (defaults chosen on four public test collections, see BENCHMARKS.md)",
+            [fusion, keywordWeight, rrfConstant, normalization, depth, bm25K1, bm25B, headingWeight]),
         OptionGroup("Filters (applied before ranking, so they never empty a list that has matches)", [path, ext, since, before, root]),
         OptionGroup("Output", [files, null, json, jsonl, explain, model, cold, vectorLoad] + CommonOptions.options),
     ]
     static let epilogue = """
-        Scores: hybrid shows the fused score (1 = first in both rankings), vector the cosine similarity,
-        keyword BM25.
+        Scores: hybrid shows the fused score (convex zscore: standard deviations above the candidates' mean,
+        averaged over the two rankings; rrf: 1 = first in both), vector the cosine similarity, keyword BM25.
+        --min-score is always a cosine threshold.
 
         Examples:
           trove search "rotate the api key"
@@ -29,9 +33,10 @@ struct SearchCommand: Command {
     static let mode = Option(
         "--mode", value: "MODE",
         .choice([
-            Option.Choice("hybrid", "meaning and keywords fused by Reciprocal Rank Fusion"),
+            Option.Choice("hybrid", "meaning and keywords fused (see --fusion)"),
             Option.Choice("vector", "meaning only (cosine similarity)"),
-            Option.Choice("keyword", "words only (SQLite FTS5 BM25; needs no Ollama)"),
+            Option.Choice(
+                "keyword", "words only (BM25 over SQLite FTS5, words in Chinese, Japanese and Korean too; needs no Ollama)"),
         ]), help: "how to rank", default: "hybrid")
     static let limit = Option(
         "--limit", short: "-n", value: "N", .integer(min: 1), help: "how many results",
@@ -45,6 +50,37 @@ struct SearchCommand: Command {
         "--int8",
         help: "scan an int8 copy of the vectors, then rescore the best 100 exactly (faster on large indexes when "
             + "warm; recall@10 ≥ 0.99 measured, see BENCHMARKS.md)")
+    static let fusion = Option(
+        "--fusion", value: "METHOD",
+        .choice([
+            Option.Choice("rrf", "Reciprocal Rank Fusion, by rank: w / (c + rank)"),
+            Option.Choice("convex", "the normalised scores combined, (vector + w × keyword) / (1 + w)"),
+        ]), help: "how hybrid mode fuses the two rankings", default: SearchRequest.defaultFusion.rawValue)
+    static let keywordWeight = Option(
+        "--keyword-weight", value: "W", .number(0...Double.infinity),
+        help: "the keyword ranking's weight, the vector ranking's being 1",
+        default: SearchRequest.defaultKeywordWeight.plainText)
+    static let rrfConstant = Option(
+        "--rrf-constant", value: "C", .number(0...Double.infinity),
+        help: "the constant c of rrf: larger flattens the top ranks' advantage",
+        default: SearchRequest.defaultFusionConstant.plainText)
+    static let normalization = Option(
+        "--normalization", value: "N",
+        .choice(SearchRequest.Normalization.allCases.map { Option.Choice($0.rawValue) }),
+        help: "how convex brings scores to one scale", default: SearchRequest.defaultNormalization.rawValue)
+    static let depth = Option(
+        "--depth", value: "N", .integer(min: 1), help: "candidates taken from each ranking before fusing",
+        default: String(SearchRequest.defaultCandidateDepth))
+    static let bm25K1 = Option(
+        "--bm25-k1", value: "K", .number(0...Double.infinity), help: "BM25 term-frequency saturation",
+        default: SearchRequest.BM25.defaultK1.plainText)
+    static let bm25B = Option(
+        "--bm25-b", value: "B", .number(0...1), help: "BM25 length normalisation",
+        default: SearchRequest.BM25.defaultB.plainText)
+    static let headingWeight = Option(
+        "--heading-weight", value: "H", .number(0...Double.infinity),
+        help: "a word in a passage's heading counts H times one in its text",
+        default: SearchRequest.BM25.defaultHeadingWeight.plainText)
     static let path = Option(
         "--path", value: "GLOB",
         help: "only documents whose path matches. A glob without / matches the file or any folder name (*.md, "
@@ -64,10 +100,14 @@ struct SearchCommand: Command {
         "--null", short: "-0",
         help: "with -l: end each path with a NUL byte instead of a newline, for xargs -0 (paths may hold newlines)")
     static let json = Option(
-        "--json", help: "print {query, model, mode, hits:[{rank, path, start_line, end_line, heading, score, text}]}")
+        "--json",
+        help: "print {query, model, mode, hits:[{rank, path, start_line, end_line, heading, score, text}]}; in hybrid "
+            + "mode each hit also has vector_score (cosine) and keyword_score (BM25, 0 when no query word occurs in it)")
     static let jsonl = Option("--jsonl", help: "print one hit object per line")
     static let explain = Option(
-        "--explain", help: "add vector score (cosine), keyword score (BM25), their ranks and the fused score")
+        "--explain",
+        help: "add vector score (cosine), keyword score (BM25), their ranks and the fused score, and a first line "
+            + "with the ranking's method and parameters")
     static let model = Option(
         "--model", value: "NAME", help: "must match the model the index was built with (it is read from the index)")
     static let cold = Option(
@@ -103,6 +143,7 @@ struct SearchCommand: Command {
             }
             request.minScore = Float(score)
         }
+        Self.ranking(parsing: arguments, into: &request)
         request.groupByDocument = !arguments.flag(Self.allChunks)
         request.quantized = arguments.flag(Self.int8)
         request.filter = try Self.filter(parsing: &arguments)
@@ -121,6 +162,37 @@ struct SearchCommand: Command {
         vectorLoad = arguments.choice(Self.vectorLoad, as: VectorLoadMode.self) ?? .map
         request.query = arguments.operands.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !request.query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
+    }
+
+    /// The fusion and BM25 options (their values are checked by the declarations).
+    private static func ranking(parsing arguments: Arguments, into request: inout SearchRequest) {
+        request.fusion = arguments.choice(Self.fusion, as: FusionMethod.self) ?? request.fusion
+        request.normalization = arguments.choice(Self.normalization, as: SearchRequest.Normalization.self)
+            ?? request.normalization
+        request.keywordWeight = arguments.number(Self.keywordWeight) ?? request.keywordWeight
+        request.fusionConstant = arguments.number(Self.rrfConstant) ?? request.fusionConstant
+        request.candidateDepth = arguments.integer(Self.depth) ?? request.candidateDepth
+        request.bm25.k1 = arguments.number(Self.bm25K1) ?? request.bm25.k1
+        request.bm25.b = arguments.number(Self.bm25B) ?? request.bm25.b
+        request.bm25.headingWeight = arguments.number(Self.headingWeight) ?? request.bm25.headingWeight
+    }
+
+    /// The `--explain` header: the ranking's method and every parameter in force.
+    static func rankingLine(_ request: SearchRequest) -> String {
+        let bm25 =
+            "BM25 k1 \(request.bm25.k1.plainText), b \(request.bm25.b.plainText), "
+            + "heading \(request.bm25.headingWeight.plainText)"
+        switch request.mode {
+        case .vector: return "ranking: vector (cosine similarity)"
+        case .keyword: return "ranking: keyword, \(bm25)"
+        case .hybrid:
+            let method =
+                request.fusion == .rrf
+                ? "rrf, constant \(request.fusionConstant.plainText)"
+                : "convex, \(request.normalization.rawValue) normalisation"
+            return "ranking: hybrid, \(method), keyword weight \(request.keywordWeight.plainText), depth "
+                + "\(request.candidateDepth), \(bm25)"
+        }
     }
 
     private static func filter(parsing arguments: inout Arguments) throws -> SearchFilter {
@@ -163,6 +235,8 @@ struct SearchCommand: Command {
             hits = try await index.search(request)
         } catch let error as SearchFilterError {
             throw UsageError(error.message)
+        } catch let error as SearchRequestError {
+            throw UsageError(error.message)
         }
         try print(hits, model: try await index.embeddingModel() ?? "", console)
         if hits.isEmpty { console.log(try await emptyMessage(index)) }
@@ -175,9 +249,10 @@ struct SearchCommand: Command {
             explain: explain)
         switch format {
         case .json:
-            let result = SearchOutput(
+            var result = SearchOutput(
                 query: request.query, model: model, mode: request.mode.rawValue,
                 hits: hits.map { SearchOutput.Hit($0, explain: explain) })
+            if explain { result.ranking = Self.rankingLine(request) }
             console.print(try JSONOutput.encode(result))
         case .jsonl:
             for hit in hits { console.print(try JSONOutput.encode(SearchOutput.Hit(hit, explain: explain))) }
@@ -188,6 +263,7 @@ struct SearchCommand: Command {
                 if nullTerminated { console.output.write(path + "\u{0}") } else { console.print(path) }
             }
         case .text:
+            if explain { console.print(Self.rankingLine(request)) }
             for hit in hits { console.print(formatter.format(hit)) }
         }
     }
@@ -207,6 +283,8 @@ struct SearchOutput: Encodable {
     var query: String
     var model: String
     var mode: String
+    /// With --explain: the ranking's method and parameters.
+    var ranking: String?
     var hits: [Hit]
 
     struct Hit: Encodable {
@@ -231,10 +309,13 @@ struct SearchOutput: Encodable {
             heading = hit.heading
             score = hit.score
             text = hit.text
-            if explain {
+            // Hybrid hits always carry both scores, so a script can threshold on either.
+            if explain || hit.fusedScore != nil {
                 vectorScore = hit.vectorScore
-                vectorRank = hit.vectorRank
                 keywordScore = hit.keywordScore
+            }
+            if explain {
+                vectorRank = hit.vectorRank
                 keywordRank = hit.keywordRank
                 fusedScore = hit.fusedScore
             }

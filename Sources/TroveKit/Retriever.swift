@@ -24,11 +24,13 @@ public struct SearchHit: Sendable, Equatable, Codable {
     public var vectorScore: Float? = nil
     /// Rank among the vector candidates (nil when the passage was not among them).
     public var vectorRank: Int? = nil
-    /// BM25 relevance, higher is better (nil when the passage was not among the keyword candidates).
+    /// BM25 relevance, higher is better. In hybrid mode every hit has one (0 when no query word occurs in it);
+    /// in vector mode nil.
     public var keywordScore: Double? = nil
     /// Rank among the keyword candidates.
     public var keywordRank: Int? = nil
-    /// Reciprocal Rank Fusion score, 0…1 (hybrid mode only).
+    /// The fused score (hybrid mode only): Reciprocal Rank Fusion 0…1, or the convex combination of normalised
+    /// scores.
     public var fusedScore: Double? = nil
 
     public init(
@@ -50,9 +52,17 @@ public struct SearchHit: Sendable, Equatable, Codable {
     public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
 }
 
+/// How hybrid search combines the vector and keyword rankings.
+public enum FusionMethod: String, Sendable, CaseIterable, Codable {
+    /// Reciprocal Rank Fusion: by rank alone, `Σ wᵢ / (c + rankᵢ)`.
+    case rrf
+    /// A convex combination of the normalised scores, `(normᵥ + w·normₖ) / (1 + w)`.
+    case convex
+}
+
 /// How passages are ranked.
 public enum SearchMode: String, Sendable, CaseIterable, Codable {
-    /// Vector and keyword rankings fused with Reciprocal Rank Fusion.
+    /// Vector and keyword rankings fused (`SearchRequest.fusion`).
     case hybrid
     /// Cosine similarity of embeddings only.
     case vector
@@ -74,10 +84,20 @@ public struct SearchRequest: Sendable, Equatable, Codable {
     public var groupByDocument: Bool
     /// Candidates taken from each ranking before fusion (at least `limit`).
     public var candidateDepth: Int
-    /// The RRF constant.
+    /// How the two rankings are fused in hybrid mode.
+    public var fusion = SearchRequest.defaultFusion
+    /// The RRF constant (`fusion` rrf).
     public var fusionConstant: Double
     /// The keyword ranking's weight in the fusion; the vector ranking's is 1.
     public var keywordWeight: Double
+    /// How scores are normalised before a convex combination (`fusion` convex).
+    public var normalization = SearchRequest.defaultNormalization
+    /// BM25's parameters for the keyword ranking (keyword and hybrid modes).
+    public var bm25 = BM25()
+    /// With `groupByDocument`, hybrid mode fuses documents: each ranking is first reduced to documents (a
+    /// document at its best passage's place, with that passage's score), so a document's passages do not compete
+    /// for its place. Off, passages are fused and each document keeps its best fused passage.
+    public var documentLevelFusion = SearchRequest.defaultDocumentLevelFusion
     /// Scan an int8 copy of the matrix and rescore its best candidates exactly (opt-in; exact by default).
     public var quantized = false
 
@@ -100,12 +120,67 @@ public struct SearchRequest: Sendable, Equatable, Codable {
         self.keywordWeight = keywordWeight
     }
 
-    /// Chosen on cranfield with `trove-bench relevance` (BENCHMARKS.md).
+    /// Chosen by the mean nDCG@10 over the four public sets, `trove-bench relevance --suite --sweep`, with no set
+    /// below its reference RRF and the Corpora queries' nDCG@10 at 0.85 or more (BENCHMARKS.md).
     public static let defaultCandidateDepth = 100
-    /// Chosen on cranfield with `trove-bench relevance` (BENCHMARKS.md).
-    public static let defaultFusionConstant = 10.0
-    /// Chosen on cranfield and the Corpora query set with `trove-bench relevance` (BENCHMARKS.md).
-    public static let defaultKeywordWeight = 0.5
+    /// Convex z-score fusion was the best admissible family; every RRF variant dropped the Corpora guard to ≤ 0.68.
+    public static let defaultFusion = FusionMethod.convex
+    /// Used with `--fusion rrf` only: the literature's (and the reference baseline's) constant, not tuned.
+    public static let defaultFusionConstant = 60.0
+    /// Chosen with the fusion (BENCHMARKS.md).
+    public static let defaultKeywordWeight = 1.0
+    /// Chosen with the fusion: z-score kept the Corpora guard at 0.85, min-max dropped it to 0.68 (BENCHMARKS.md).
+    public static let defaultNormalization = ScoreFusion.Normalization.zScore
+    /// Measured, not chosen: reducing each ranking to documents first did not beat the best passage
+    /// (BENCHMARKS.md).
+    public static let defaultDocumentLevelFusion = false
+
+    /// Throws a `SearchRequestError` naming the first parameter out of range; a request from outside (a CLI flag, a
+    /// socket line) must never reach a precondition.
+    public func validate() throws {
+        func finite(_ value: Double, _ name: String, _ range: ClosedRange<Double>) throws {
+            guard value.isFinite, range.contains(value) else {
+                let upper = range.upperBound.isFinite ? "…\(range.upperBound.plainText)" : " or more"
+                throw SearchRequestError("\(name) must be \(range.lowerBound.plainText)\(upper), got \(value)")
+            }
+        }
+        guard limit >= 0 else { throw SearchRequestError("limit must be 0 or more, got \(limit)") }
+        guard candidateDepth >= 1 else {
+            throw SearchRequestError("candidate depth must be 1 or more, got \(candidateDepth)")
+        }
+        try finite(fusionConstant, "fusion constant", 0...Double.infinity)
+        try finite(keywordWeight, "keyword weight", 0...Double.infinity)
+        try finite(bm25.k1, "BM25 k1", 0...Double.infinity)
+        try finite(bm25.b, "BM25 b", 0...1)
+        try finite(bm25.headingWeight, "heading weight", 0...Double.infinity)
+        if let minScore, !(minScore.isFinite && (-1...1).contains(minScore)) {
+            throw SearchRequestError("minimum score is a cosine similarity, -1…1, got \(minScore)")
+        }
+    }
+}
+
+/// A search request with a parameter out of range.
+public struct SearchRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A lowercase sentence naming the parameter, its range and the value found.
+    public var message: String
+
+    /// An error with its message.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}
+
+extension SearchRequest {
+    /// How convex fusion normalises scores (`minmax`, `zscore`).
+    public typealias Normalization = ScoreFusion.Normalization
+    /// BM25's parameters (k1, b, heading weight).
+    public typealias BM25 = TroveStore.BM25
+}
+
+extension Double {
+    /// `2` for 2.0, `0.75` for 0.75: a parameter as a person writes it, in messages and help.
+    package var plainText: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
 }
 
 /// Ranks an index's passages against a query by meaning, by keywords, or both.
@@ -172,6 +247,7 @@ public final class Retriever {
 
     /// The results for `request` with the query already embedded (`queryVector` nil only in keyword mode).
     public func search(_ request: SearchRequest, queryVector: [Float]?) throws -> [SearchHit] {
+        try request.validate()
         guard request.limit > 0 else { return [] }
         precondition(request.mode == .keyword || queryVector != nil, "a vector search needs the query's vector")
         // Filters become the candidate set before anything is ranked, so top-k is taken among matching documents.
@@ -201,7 +277,8 @@ public final class Retriever {
                 request.mode == .vector
                 ? []
                 : try store.keywordSearch(
-                    KeywordQuery.meaningfulText(request.query), limit: depth, allowedChunkIDs: allowed)
+                    KeywordQuery.meaningfulText(request.query), limit: depth, allowedChunkIDs: allowed,
+                    bm25: request.bm25)
 
             var candidates: [Candidate]
             switch request.mode {
@@ -214,13 +291,16 @@ public final class Retriever {
                     Candidate(id: $1.chunkID, score: Float($1.score), keywordRank: $0 + 1, keywordScore: $1.score)
                 }
             case .hybrid:
-                let fusion = RankFusion(constant: request.fusionConstant, weights: [1, request.keywordWeight])
-                let fused = fusion.fuse([vectorRows.map(\.id), keywordHits.map(\.chunkID)])
-                candidates = fused.map { row in
-                    Candidate(
-                        id: row.id, score: Float(row.score), vectorRank: row.ranks[0],
-                        vectorScore: row.ranks[0].map { vectorRows[$0 - 1].score }, keywordRank: row.ranks[1],
-                        keywordScore: row.ranks[1].map { keywordHits[$0 - 1].score }, fusedScore: row.score)
+                let keywordRows = keywordHits.map { ScoredRow(id: $0.chunkID, score: Float($0.score)) }
+                if request.groupByDocument && request.documentLevelFusion {
+                    candidates = try fuseDocuments(vectorRows, keywordRows, request)
+                } else {
+                    candidates = fuse(vectorRows, keywordRows, request).map { row in
+                        Candidate(
+                            id: row.id, score: Float(row.score), vectorRank: row.ranks[0],
+                            vectorScore: row.ranks[0].map { vectorRows[$0 - 1].score }, keywordRank: row.ranks[1],
+                            keywordScore: row.ranks[1].map { keywordHits[$0 - 1].score }, fusedScore: row.score)
+                    }
                 }
             }
             if let matrix, let queryVector {
@@ -242,7 +322,11 @@ public final class Retriever {
             // Grouping can leave fewer than `limit` documents while deeper candidates exist: look deeper.
             let exhausted = vectorRows.count < depth && keywordHits.count < depth
             if candidates.count >= request.limit || exhausted || depth >= Int(Int32.max) / 4 {
-                return try hits(Array(candidates.prefix(request.limit)), documents: documents)
+                var winners = Array(candidates.prefix(request.limit))
+                if request.mode == .hybrid {
+                    try scoreKeywords(&winners, query: request.query, bm25: request.bm25)
+                }
+                return try hits(winners, documents: documents)
             }
             depth *= 4
         }
@@ -300,6 +384,54 @@ public final class Retriever {
         var keywordRank: Int? = nil
         var keywordScore: Double? = nil
         var fusedScore: Double? = nil
+    }
+
+    /// The two rankings fused by the request's method (ids are whatever the lists hold: passages or documents).
+    private func fuse(_ vector: [ScoredRow], _ keyword: [ScoredRow], _ request: SearchRequest) -> [FusedRow] {
+        let weights = [1, request.keywordWeight]
+        switch request.fusion {
+        case .rrf:
+            return RankFusion(constant: request.fusionConstant, weights: weights)
+                .fuse([vector.map(\.id), keyword.map(\.id)])
+        case .convex:
+            return ScoreFusion(normalization: request.normalization, weights: weights).fuse([vector, keyword])
+        }
+    }
+
+    /// Document-level fusion: each list reduced to its best passage per document, the documents fused, and each
+    /// document shown by its best passage by meaning (by keywords when only the keyword list has it). Ranks are
+    /// the document's in each reduced list; scores are the shown passage's.
+    private func fuseDocuments(_ vector: [ScoredRow], _ keyword: [ScoredRow], _ request: SearchRequest) throws
+        -> [Candidate]
+    {
+        let documentOf = try store.documentIDs(ofChunks: vector.map(\.id) + keyword.map(\.id))
+        func reduced(_ rows: [ScoredRow]) -> (documents: [ScoredRow], passages: [ScoredRow]) {
+            var seen = Set<Int64>()
+            let best = rows.filter { seen.insert(documentOf[$0.id] ?? -$0.id).inserted }
+            return (best.map { ScoredRow(id: documentOf[$0.id] ?? -$0.id, score: $0.score) }, best)
+        }
+        let (vectorDocuments, vectorPassages) = reduced(vector)
+        let (keywordDocuments, keywordPassages) = reduced(keyword)
+        return fuse(vectorDocuments, keywordDocuments, request).map { row in
+            let shown = row.ranks[0].map { vectorPassages[$0 - 1] } ?? keywordPassages[row.ranks[1]! - 1]
+            // The keyword score is the shown passage's, filled in for the winners (`scoreKeywords`).
+            return Candidate(
+                id: shown.id, score: Float(row.score), vectorRank: row.ranks[0],
+                vectorScore: row.ranks[0].map { _ in shown.score }, keywordRank: row.ranks[1], fusedScore: row.score)
+        }
+    }
+
+    /// Gives every winner its keyword score, those beyond the keyword candidates too (0 when no query word occurs
+    /// in it), so a script can threshold on it; one query restricted to the winners.
+    private func scoreKeywords(_ winners: inout [Candidate], query: String, bm25: BM25) throws {
+        let missing = winners.filter { $0.keywordScore == nil }.map(\.id)
+        guard !missing.isEmpty else { return }
+        let scores = try store.keywordSearch(
+            KeywordQuery.meaningfulText(query), limit: missing.count, allowedChunkIDs: missing.sorted(), bm25: bm25)
+        let byID = Dictionary(scores.map { ($0.chunkID, $0.score) }, uniquingKeysWith: { a, _ in a })
+        for index in winners.indices where winners[index].keywordScore == nil {
+            winners[index].keywordScore = byID[winners[index].id] ?? 0
+        }
     }
 
     /// Reads the winners' text (only theirs) and builds the hits.

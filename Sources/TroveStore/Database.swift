@@ -1,4 +1,5 @@
 import CSQLite
+import CTroveFTS
 
 // SQLite's SQLITE_TRANSIENT is a macro casting -1 to a destructor; Swift cannot import it, so we rebuild it.
 // A computed property because a global function-pointer constant is not Sendable under Swift 6.
@@ -25,6 +26,13 @@ final class Database {
             // open_v2 hands back a connection even on failure; it must still be closed.
             if let connection { sqlite3_close_v2(connection) }
             throw StoreError.cannotOpen(path: path, reason: message)
+        }
+        // The keyword tables use our tokenizer and ranking function; without them no statement on them compiles.
+        let registered = trove_fts_register(connection)
+        guard registered == SQLITE_OK else {
+            sqlite3_close_v2(connection)
+            throw StoreError.cannotOpen(
+                path: path, reason: "this SQLite has no FTS5 (\(String(cString: sqlite3_errstr(registered))))")
         }
         handle = connection
         sqlite3_extended_result_codes(handle, 1)

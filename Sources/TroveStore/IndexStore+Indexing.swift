@@ -90,6 +90,7 @@ extension IndexStore {
         try checkpoint()
         // Rebuilding the FTS index packs its b-tree segments too; plain VACUUM would keep their slack.
         try database.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
+        try database.execute("INSERT INTO chunks_cjk (chunks_cjk) VALUES ('optimize')")
         try database.execute("VACUUM")
         try checkpoint()
     }

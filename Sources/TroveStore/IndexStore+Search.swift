@@ -66,31 +66,8 @@ extension IndexStore {
         }
     }
 
-    /// Like `keywordSearch(_:limit:)`, but only among `allowedChunkIDs` (nil: all chunks). The restriction is part
-    /// of the query, so a filter never shrinks the `limit` best matches that exist among the allowed chunks.
-    public func keywordSearch(_ query: String, limit: Int, allowedChunkIDs: [Int64]?) throws -> [KeywordHit] {
-        guard let allowed = allowedChunkIDs else { return try keywordSearch(query, limit: limit) }
-        guard limit > 0, !allowed.isEmpty, let match = Self.ftsQuery(query) else { return [] }
-        return try database.withStatement(
-            """
-            SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts
-            WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
-            ORDER BY score, rowid LIMIT ?
-            """
-        ) { statement in
-            try statement.bind(match, at: 1)
-            try statement.bind(Self.jsonList(allowed), at: 2)
-            try statement.bind(limit, at: 3)
-            var hits: [KeywordHit] = []
-            while try statement.step() {
-                hits.append(KeywordHit(chunkID: statement.int64(0), score: -statement.double(1)))
-            }
-            return hits
-        }
-    }
-
     /// Ids as a JSON array, so one cached statement serves any number of them through `json_each`.
-    private static func jsonList(_ ids: [Int64]) -> String {
+    static func jsonList(_ ids: [Int64]) -> String {
         "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 }

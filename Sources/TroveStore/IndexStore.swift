@@ -352,38 +352,6 @@ public final class IndexStore {
 
     // MARK: Keyword search
 
-    /// The `limit` chunks that best match `query` by FTS5 BM25, best first (ties by chunk id).
-    /// Any user text is safe: each word becomes a quoted FTS5 string, and the words are OR-ed for recall.
-    public func keywordSearch(_ query: String, limit: Int) throws -> [KeywordHit] {
-        guard limit > 0, let match = Self.ftsQuery(query) else { return [] }
-        return try database.withStatement(
-            """
-            SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts
-            WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?
-            """
-        ) { statement in
-            try statement.bind(match, at: 1)
-            try statement.bind(limit, at: 2)
-            var hits: [KeywordHit] = []
-            while try statement.step() {
-                // bm25() is lower-is-better (negative); negate so every score in Trove grows with relevance.
-                hits.append(KeywordHit(chunkID: statement.int64(0), score: -statement.double(1)))
-            }
-            return hits
-        }
-    }
-
-    /// The FTS5 query for user text: each whitespace-separated word as a string literal (`"` doubled inside),
-    /// joined by OR; nil when there are no words. Inside quotes FTS5 treats `*`, `:`, `-`, `(`, AND, NEAR as
-    /// plain text for the tokenizer, so no input raises a syntax error.
-    static func ftsQuery(_ text: String) -> String? {
-        let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "\u{0}" })
-            // A word of punctuation only tokenizes to nothing; skip it rather than send an empty phrase.
-            .filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
-        guard !words.isEmpty else { return nil }
-        return words.map { "\"" + $0.replacingOccurrences("\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
-    }
-
     // MARK: Maintenance
 
     /// Counts and bytes on disk (database file plus WAL).
@@ -410,6 +378,7 @@ public final class IndexStore {
         do {
             // Verifies the keyword index against the chunks it mirrors; raises SQLITE_CORRUPT_VTAB when they differ.
             try database.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
+            try database.execute("INSERT INTO chunks_cjk (chunks_cjk) VALUES ('integrity-check')")
         } catch let error as StoreError {
             return "keyword index: \(error.message)"
         }
@@ -419,17 +388,5 @@ public final class IndexStore {
     /// Copies the WAL into the database file and truncates the WAL (e.g. after a large indexing run).
     public func checkpoint() throws {
         _ = try database.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
-    }
-}
-
-extension Substring {
-    /// `self` with every `target` replaced, without Foundation.
-    fileprivate func replacingOccurrences(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        result.reserveCapacity(count)
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
-        }
-        return result
     }
 }

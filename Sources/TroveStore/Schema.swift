@@ -99,6 +99,28 @@ enum Schema {
         ) STRICT;
         CREATE INDEX chat_messages_session ON chat_messages(session_id, id);
         """,
+        // Migration 3: keywords in Chinese, Japanese and Korean. unicode61 makes one token of a whole run of CJK
+        // characters, so a word inside it never matched. `chunks_cjk` indexes only those runs, as unigrams with the
+        // bigram starting at each character colocated (`trove_cjk`, Sources/CTroveFTS); `chunks_fts` stays as it
+        // was, so ranking of other text does not change. External content like `chunks_fts`, kept by triggers.
+        """
+        CREATE VIRTUAL TABLE chunks_cjk USING fts5(
+            text, heading,
+            content = 'chunks', content_rowid = 'id',
+            tokenize = 'trove_cjk'
+        );
+        INSERT INTO chunks_cjk(chunks_cjk) VALUES ('rebuild');
+        CREATE TRIGGER chunks_cjk_insert AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_cjk(rowid, text, heading) VALUES (new.id, new.text, new.heading);
+        END;
+        CREATE TRIGGER chunks_cjk_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_cjk(chunks_cjk, rowid, text, heading) VALUES ('delete', old.id, old.text, old.heading);
+        END;
+        CREATE TRIGGER chunks_cjk_update AFTER UPDATE OF text, heading ON chunks BEGIN
+            INSERT INTO chunks_cjk(chunks_cjk, rowid, text, heading) VALUES ('delete', old.id, old.text, old.heading);
+            INSERT INTO chunks_cjk(rowid, text, heading) VALUES (new.id, new.text, new.heading);
+        END;
+        """,
     ]
 
     /// The schema version this build writes and understands.

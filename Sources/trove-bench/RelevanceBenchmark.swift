@@ -20,21 +20,43 @@ enum RelevanceBenchmark {
         "--depths", value: "LIST", .integers(min: 1), help: "candidates per ranking", default: "20,50,100,200")
     static let keywordWeights = Option(
         "--keyword-weights", value: "LIST", .numbers(0...1_000), help: "weights of the keyword ranking", default: "1")
+    static let suite = Option(
+        "--suite", value: "DIR", .folder,
+        help: "every labelled set in DIR (docs/, queries.tsv, qrels.tsv; references from DIR/README.md), instead of "
+            + "--index and --dataset")
+    static let indexes = Option(
+        "--indexes", value: "DIR", .folder, help: "where --suite keeps one index per set", default: "Indexes")
+    static let sweep = Option(
+        "--sweep", help: "with --suite: BM25 and fusion variants too, scored in memory from candidates fetched once")
 
     static let spec = CommandSpec(
         name: "relevance", abstract: "nDCG@10 and recall of vector, keyword and hybrid ranking on a labelled set",
-        usage: "trove-bench relevance --index PATH --dataset DIR [options]",
+        usage: "trove-bench relevance --suite DIR [--indexes DIR] [--sweep] | --index PATH --dataset DIR [options]",
         discussion: """
+            --suite: each set is indexed with the built-in embedder into --indexes DIR/SET.sqlite (an up-to-date index
+            is reused), each query is embedded once, and one table gives vector, keyword and hybrid ranking with the
+            current defaults per set and their mean, beside the references; run from the repository, the Corpora
+            queries (Tests/Fixtures/corpus-queries.tsv) join as a guard outside the mean. --sweep adds BM25 and
+            fusion variants (RRF, convex min-max and z-score, document scoring).
+
             DIR holds queries.tsv (id, text) and qrels.tsv (query id, document id, grade > 0 relevant); a result's
             document id is its file name without extension, several passages of one document count once (results are
             grouped by document). Metrics are those of ../shared/tools/ollama-standin/score.py: nDCG@10, Recall@10,
             Recall@100, MRR@10. Prints a Markdown table to stdout.
             """,
-        groups: [OptionGroup("Options", [index, dataset, ollama, constants, depths, keywordWeights])])
+        groups: [
+            OptionGroup("Suite", [suite, indexes, sweep]),
+            OptionGroup("One set", [index, dataset, ollama, constants, depths, keywordWeights]),
+        ])
 
     static func main(_ arguments: Arguments) async throws -> Int32 {
+        if let suite = arguments.value(Self.suite) {
+            try await RelevanceSuite.run(
+                suite: suite, indexes: arguments.value(Self.indexes) ?? "Indexes", sweep: arguments.flag(Self.sweep))
+            return 0
+        }
         guard let index = arguments.value(Self.index), let dataset = arguments.value(Self.dataset) else {
-            throw UsageError("--index and --dataset are required")
+            throw UsageError("--suite, or --index and --dataset, are required")
         }
         let ollama =
             arguments.value(Self.ollama) ?? ProcessInfo.processInfo.environment["OLLAMA_HOST"] ?? "http://127.0.0.1:11434"

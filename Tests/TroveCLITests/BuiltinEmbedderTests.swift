@@ -26,9 +26,13 @@ enum BuiltinModel {
 
 @Suite("The built-in embedder, end to end")
 struct BuiltinEmbedderTests {
-    /// Measured: 11 of the 12 semantic queries rank their file in the top 3; this one does not (the one-on-one
-    /// notes never say "promoted", and the on-call handbook and a retro outrank them).
-    static let knownMisses: Set = ["what did my manager say about getting promoted"]
+    /// Measured: 10 of the 12 semantic queries rank their file in the top 3; these do not. The one-on-one notes
+    /// never say "promoted", and the on-call handbook and a retro outrank them. The tax question fell out of the
+    /// top 3 when fusion became the convex z-score one chosen on the public sets (BENCHMARKS.md), where keyword
+    /// matches in other documents weigh as much as meaning. The guard on these queries is nDCG@10 ≥ 0.85, below.
+    static let knownMisses: Set = [
+        "what did my manager say about getting promoted", "how do I get money back from the government",
+    ]
 
     @Test(
         "Corpora indexed with --embedder builtin ranks each semantic query's file in the top 3",
@@ -53,6 +57,22 @@ struct BuiltinEmbedderTests {
                 #expect(found, "\(query) → \(paths)")
             }
         }
+
+        // The regression guard on our own labelled queries (defaults are chosen on the public sets, not here):
+        // hybrid nDCG@10 over all of them, one relevant file each.
+        var total = 0.0
+        for (_, query, expected) in labelledQueries {
+            let run = await trove(
+                ["search", "--json", "-n", "10", query], index: index, environment: BuiltinModel.environment)
+            let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+            let paths = (object?["hits"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+            if let rank = paths.firstIndex(where: { $0.hasSuffix("/" + expected) }) {
+                total += 1 / log2(Double(rank + 2))
+            }
+        }
+        let ndcg = total / Double(labelledQueries.count)
+        #expect(labelledQueries.count == 20)
+        #expect(ndcg >= 0.85, "hybrid nDCG@10 on corpus-queries.tsv: \(ndcg)")
 
         // The offline main job: no Ollama at all, so ask answers with the passages themselves.
         let closed = try ClosedPort()

@@ -101,9 +101,9 @@ struct SearchOptionsTests {
         let run = await trove(
             ["search", "--jsonl", "--explain", "-n", "4", "Redis cache TTL"], index: index, server: server)
         #expect(run.status == 0)
-        let lines = run.output.split(separator: "\n")
-        #expect(lines.count == 4)
-        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        let hitLines = run.output.split(separator: "\n")
+        #expect(hitLines.count == 4)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(hitLines[0].utf8)) as? [String: Any])
         #expect(first["path"] as? String == corpora + "/engineering/caching-design.md")
         #expect(first["rank"] as? Int == 1)
         #expect(first["vector_score"] is Double)
@@ -112,7 +112,9 @@ struct SearchOptionsTests {
         #expect(abs((first["fused_score"] as? Double ?? 0) - (first["score"] as? Double ?? 1)) < 1e-6)
 
         let text = await trove(["search", "--explain", "-n", "1", "Redis cache TTL"], index: index, server: server)
-        let explanation = text.output.split(separator: "\n")[1]
+        let lines = text.output.split(separator: "\n")
+        #expect(lines[0].hasPrefix("ranking: hybrid, "))
+        let explanation = lines[2]
         #expect(explanation.hasPrefix("    vector 0."))
         #expect(explanation.contains("  keyword ") && explanation.contains("  fused "))
     }

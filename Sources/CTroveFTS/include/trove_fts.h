@@ -1,0 +1,16 @@
+#ifndef TROVE_FTS_H
+#define TROVE_FTS_H
+
+#include <sqlite3.h>
+
+/// Registers Trove's FTS5 extensions on one connection: the auxiliary function
+/// `trove_bm25(table, k1, b, weight_of_column_0, weight_of_column_1, …)` (BM25 with choosable parameters, higher is
+/// better) and the tokenizer `trove_cjk` (unigrams and bigrams of Chinese, Japanese and Korean runs, nothing else).
+/// Returns SQLITE_OK, or an SQLite error code when FTS5 is missing.
+int trove_fts_register(sqlite3 *db);
+
+/// Whether `trove_cjk` indexes this Unicode scalar (Han, kana, Hangul): 1 or 0. Query building in Swift uses the
+/// same test, so a query is split exactly where documents were.
+int trove_is_cjk(unsigned int c);
+
+#endif

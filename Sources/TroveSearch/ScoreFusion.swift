@@ -1,0 +1,77 @@
+/// A convex combination of normalised scores (Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid
+/// Retrieval", ACM TOIS 2023): unlike rank fusion it keeps how far apart candidates are, not only their order.
+public struct ScoreFusion: Sendable, Equatable {
+    /// How a list's scores are brought to one scale before they are combined.
+    public enum Normalization: String, Sendable, Equatable, CaseIterable, Codable {
+        /// `(s − min) / (max − min)` over the list: 1 for its best candidate, 0 for its worst.
+        case minMax = "minmax"
+        /// `(s − mean) / standard deviation` over the list.
+        case zScore = "zscore"
+    }
+
+    /// How each list is normalised.
+    public var normalization: Normalization
+    /// One weight per input list (missing weights count as 1); the fused score is `Σ wᵢ·normᵢ / Σ wᵢ`.
+    public var weights: [Double]
+
+    /// Fusion with a normalisation and per-list weights.
+    public init(normalization: Normalization, weights: [Double] = []) {
+        self.normalization = normalization
+        self.weights = weights
+    }
+
+    /// The union of `lists` (each best first, ids unique within a list), best fused score first; ties by the best
+    /// rank in any list, then ascending id. A candidate missing from a list counts as that list's worst, since it
+    /// scored below everything the list holds.
+    public func fuse(_ lists: [[ScoredRow]]) -> [FusedRow] {
+        var rows: [Int64: FusedRow] = [:]
+        var order: [Int64] = []
+        var floors: [Double] = []
+        let total = (0..<lists.count).reduce(0) { $0 + weight($1) }
+        for (list, scored) in lists.enumerated() {
+            let normalized = normalize(scored.map { Double($0.score) })
+            floors.append(normalized.min() ?? 0)
+            for (offset, row) in scored.enumerated() {
+                if rows[row.id] == nil {
+                    rows[row.id] = FusedRow(id: row.id, score: 0, ranks: Array(repeating: nil, count: lists.count))
+                    order.append(row.id)
+                }
+                // A repeated id keeps its first (best) entry in that list.
+                if rows[row.id]!.ranks[list] == nil {
+                    rows[row.id]!.ranks[list] = offset + 1
+                    rows[row.id]!.score += weight(list) * normalized[offset]
+                }
+            }
+        }
+        var fused = order.map { id -> FusedRow in
+            var row = rows[id]!
+            for list in lists.indices where row.ranks[list] == nil { row.score += weight(list) * floors[list] }
+            if total > 0 { row.score /= total }
+            return row
+        }
+        fused.sort { a, b in
+            if a.score != b.score { return a.score > b.score }
+            if a.bestRank != b.bestRank { return a.bestRank < b.bestRank }
+            return a.id < b.id
+        }
+        return fused
+    }
+
+    /// `scores` on the common scale; a list whose scores are all equal maps to all 1 (min-max) or all 0 (z-score).
+    func normalize(_ scores: [Double]) -> [Double] {
+        guard let low = scores.min(), let high = scores.max() else { return [] }
+        switch normalization {
+        case .minMax:
+            return scores.map { high > low ? ($0 - low) / (high - low) : 1 }
+        case .zScore:
+            let mean = scores.reduce(0, +) / Double(scores.count)
+            let variance = scores.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(scores.count)
+            let deviation = variance.squareRoot()
+            return scores.map { deviation > 0 ? ($0 - mean) / deviation : 0 }
+        }
+    }
+
+    private func weight(_ list: Int) -> Double {
+        list < weights.count ? weights[list] : 1
+    }
+}

@@ -1,0 +1,139 @@
+import CSQLite
+import CTroveFTS
+
+/// Okapi BM25's parameters for the keyword ranking, computed by `trove_bm25` (Sources/CTroveFTS) from FTS5's own
+/// statistics of passages: term frequency in the passage, passage length against the average, and IDF.
+public struct BM25: Sendable, Hashable, Codable {
+    /// Term-frequency saturation: how much a second, third … occurrence still adds.
+    public var k1: Double
+    /// Length normalisation, 0 (none) … 1 (full).
+    public var b: Double
+    /// How much a term in the passage's heading counts against one in its text (1).
+    public var headingWeight: Double
+
+    /// Parameters; the defaults are the ones the public test collections chose (BENCHMARKS.md).
+    public init(
+        k1: Double = BM25.defaultK1, b: Double = BM25.defaultB, headingWeight: Double = BM25.defaultHeadingWeight
+    ) {
+        self.k1 = k1
+        self.b = b
+        self.headingWeight = headingWeight
+    }
+
+    /// Chosen by the mean nDCG@10 of keyword ranking over the four public sets (`trove-bench relevance --suite
+    /// --sweep`, BENCHMARKS.md): k1 1.2, b 0.5 was best alone and, in the chosen fusion, within 0.002 of the best.
+    public static let defaultK1 = 1.2
+    /// Chosen with k1; SQLite's bm25() fixes 0.75, which was 0.008 lower on the mean.
+    public static let defaultB = 0.5
+    /// Not chosen: the public sets' passages have no headings, so it could not be measured there.
+    public static let defaultHeadingWeight = 1.0
+}
+
+extension IndexStore {
+    /// The `limit` chunks that best match `query` by BM25, best first (ties by chunk id), only among
+    /// `allowedChunkIDs` when given (the restriction is part of the query, so a filter never shrinks the `limit`
+    /// best matches that exist among the allowed chunks).
+    ///
+    /// Any user text is safe: each word becomes a quoted FTS5 string, and the words are OR-ed for recall. Words in
+    /// Chinese, Japanese or Korean are looked up in `chunks_cjk` as their characters' bigrams; a passage's score is
+    /// the sum of its scores in both tables, BM25 being a sum over query terms already.
+    public func keywordSearch(
+        _ query: String, limit: Int, allowedChunkIDs: [Int64]? = nil, bm25: BM25 = BM25()
+    ) throws -> [KeywordHit] {
+        guard limit > 0, allowedChunkIDs.map({ !$0.isEmpty }) ?? true else { return [] }
+        let words = Self.ftsQuery(query)
+        let cjk = Self.cjkQuery(query)
+        guard words != nil || cjk != nil else { return [] }
+        // ?1 k1, ?2 b, ?3 heading weight, ?4 limit, ?5 allowed ids, ?6 and ?7 the two MATCH expressions.
+        let restriction = allowedChunkIDs == nil ? "" : " AND rowid IN (SELECT value FROM json_each(?5))"
+        func leg(_ table: String, _ match: String) -> String {
+            "SELECT rowid, trove_bm25(\(table), ?1, ?2, 1.0, ?3) AS score FROM \(table) "
+                + "WHERE \(table) MATCH \(match)\(restriction)"
+        }
+        let legs = [words.map { _ in leg("chunks_fts", "?6") }, cjk.map { _ in leg("chunks_cjk", "?7") }]
+            .compactMap { $0 }
+        let sql =
+            legs.count == 1
+            ? legs[0] + " ORDER BY score DESC, rowid LIMIT ?4"
+            : "SELECT rowid, sum(score) AS total FROM (\(legs.joined(separator: " UNION ALL "))) "
+                + "GROUP BY rowid ORDER BY total DESC, rowid LIMIT ?4"
+        return try database.withStatement(sql) { statement in
+            try statement.bind(bm25.k1, at: 1)
+            try statement.bind(bm25.b, at: 2)
+            try statement.bind(bm25.headingWeight, at: 3)
+            try statement.bind(limit, at: 4)
+            if let allowedChunkIDs { try statement.bind(Self.jsonList(allowedChunkIDs), at: 5) }
+            if let words { try statement.bind(words, at: 6) }
+            if let cjk { try statement.bind(cjk, at: 7) }
+            var hits: [KeywordHit] = []
+            while try statement.step() {
+                hits.append(KeywordHit(chunkID: statement.int64(0), score: statement.double(1)))
+            }
+            return hits
+        }
+    }
+
+    /// The FTS5 query for `chunks_fts`: each whitespace-separated word as a string literal (`"` doubled inside),
+    /// joined by OR; nil when there are no words. Inside quotes FTS5 treats `*`, `:`, `-`, `(`, AND, NEAR as
+    /// plain text for the tokenizer, so no input raises a syntax error. In a word with CJK characters only the
+    /// pieces between them are kept (the characters go to `cjkQuery`).
+    package static func ftsQuery(_ text: String) -> String? {
+        let words = words(text).flatMap { word in
+            word.unicodeScalars.contains(where: isCJK) ? pieces(word, cjk: false) : [word]
+        }
+        // A word of punctuation only tokenizes to nothing; skip it rather than send an empty phrase.
+        .filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
+        return or(words)
+    }
+
+    /// The FTS5 query for `chunks_cjk`: each run of CJK characters as its bigrams (a lone character as itself),
+    /// OR-ed, as `trove_cjk` indexed them; nil when the text has none.
+    static func cjkQuery(_ text: String) -> String? {
+        let terms = words(text).flatMap { pieces($0, cjk: true) }.flatMap { run -> [String] in
+            let characters = Array(run.unicodeScalars)
+            guard characters.count > 1 else { return [run] }
+            return (0..<characters.count - 1).map { String(String.UnicodeScalarView(characters[$0...$0 + 1])) }
+        }
+        var seen = Set<String>()
+        return or(terms.filter { seen.insert($0).inserted })
+    }
+
+    private static func words(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0.isWhitespace || $0 == "\u{0}" }).map(String.init)
+    }
+
+    private static func or(_ words: [String]) -> String? {
+        guard !words.isEmpty else { return nil }
+        return words.map { "\"" + $0.replacingOccurrences("\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
+    }
+
+    /// The maximal runs of `word`'s scalars that are (`cjk`) or are not CJK.
+    private static func pieces(_ word: String, cjk: Bool) -> [String] {
+        var runs: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in word.unicodeScalars {
+            if isCJK(scalar) == cjk {
+                current.append(scalar)
+            } else if !current.isEmpty {
+                runs.append(String(current))
+                current = String.UnicodeScalarView()
+            }
+        }
+        if !current.isEmpty { runs.append(String(current)) }
+        return runs
+    }
+
+    private static func isCJK(_ scalar: Unicode.Scalar) -> Bool { trove_is_cjk(scalar.value) != 0 }
+}
+
+extension String {
+    /// `self` with every `target` replaced, without Foundation.
+    fileprivate func replacingOccurrences(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        result.reserveCapacity(count)
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}
