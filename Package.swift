@@ -38,7 +38,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "Ollama", swiftSettings: strict),
-        .target(name: "TroveIngest", swiftSettings: strict),
+        // Optimised in debug builds too: its SHA-256 hashes the 90 MB model when the weights cache is built, which
+        // took minutes unoptimised in the tests.
+        .target(name: "TroveIngest", swiftSettings: strict + miniLMSettings),
         // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS"], swiftSettings: strict),
@@ -51,7 +53,9 @@ let package = Package(
         .target(name: "TroveMiniLMKernelsAVX512", swiftSettings: strict + miniLMSettings + avx512Settings),
         .target(
             name: "TroveMiniLM",
-            dependencies: ["TroveBLAS", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512"],
+            dependencies: [
+                "TroveBLAS", "TroveIngest", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512",
+            ],
             swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
@@ -93,7 +97,7 @@ let package = Package(
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveMiniLMTests",
-            dependencies: ["TroveMiniLM", "TroveMiniLMKernels"],
+            dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveBLAS", "TroveTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),

@@ -105,7 +105,10 @@ struct OpenBLASLibrary: @unchecked Sendable {
         KernelChoice.prepareEnvironment()
         var reasons: [String] = []
         for name in candidates {
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+            // DEEPBIND: OpenBLAS's ~15,000 references to its own symbols resolve in itself first instead of being
+            // looked up through the ~50 libraries of the process (Foundation, Swift runtime) before it; that lookup
+            // was ~8 ms of a one-query `trove embed` (perf, BENCHMARKS.md).
+            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) else {
                 reasons.append(dlerror().map { String(cString: $0) } ?? name)
                 continue
             }

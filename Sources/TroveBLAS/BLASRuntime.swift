@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Synchronization
 
 /// OpenBLAS's process-wide settings that every caller shares: thread count and the CPU kernel in use.
 public enum BLASRuntime {
@@ -15,12 +16,29 @@ public enum BLASRuntime {
     /// Threads OpenBLAS uses for one call.
     public static var threadCount: Int { Int(OpenBLASLibrary.shared.getThreads()) }
 
-    /// Sets the thread count for the whole process (at least 1).
+    /// Sets the thread count for the whole process (at least 1); waits while a `withThreadCount` body runs.
     public static func setThreadCount(_ count: Int) {
         // Apply the default first so a later first searcher cannot overwrite an explicit choice.
         applyDefaultOnce()
-        OpenBLASLibrary.shared.setThreads(Int32(Swift.max(1, count)))
+        changing.withLock { _ in OpenBLASLibrary.shared.setThreads(Int32(Swift.max(1, count))) }
     }
+
+    /// Runs `body` with the process-wide thread count set to `count`, then restores the count it found. One lock
+    /// covers the save, the body and the restore, so two callers (two encoders, a probe) run one after the other
+    /// instead of restoring each other's counts midway. `body` must not change the count itself.
+    public static func withThreadCount(_ count: Int, _ body: () -> Void) {
+        applyDefaultOnce()
+        changing.withLock { _ in
+            let library = OpenBLASLibrary.shared
+            let previous = library.getThreads()
+            library.setThreads(Int32(Swift.max(1, count)))
+            defer { library.setThreads(previous) }
+            body()
+        }
+    }
+
+    /// The one lock under which the thread count changes.
+    private static let changing = Mutex(())
 
     /// The CPU kernel OpenBLAS runs, e.g. `SkylakeX`, `Haswell`, or the slow generic `Prescott`.
     public static var kernel: String { OpenBLASLibrary.shared.coreName().map { String(cString: $0) } ?? "unknown" }

@@ -68,9 +68,9 @@ struct Settings {
         return environment["OLLAMA_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// A client for the effective server, with the file's timeout and the API key.
+    /// The process's client for the effective server, with the file's timeout and the API key (one URLSession).
     var client: OllamaClient {
-        OllamaClient(
+        SharedClients.ollama(
             baseURL: ollamaURL, requestTimeout: .seconds(file.requestTimeout ?? 300), apiKey: apiKey)
     }
 

@@ -23,7 +23,7 @@ public struct BuiltinEmbedder: Embedder {
     public init(folder: String, threads: Int = MiniLM.defaultThreads) {
         self.folder = folder
         self.threads = threads
-        loader = Loader(folder: folder)
+        loader = Loader.shared(folder: folder)
     }
 
     /// The encoder, loaded once.
@@ -46,10 +46,25 @@ public struct BuiltinEmbedder: Embedder {
         }
     }
 
+    /// Loads the model of one folder once per process: every embedder of that folder (one per `trove serve`
+    /// request, say) shares the encoder and its mapped weights.
     private final class Loader: Sendable {
         let folder: String
         let loaded = Mutex<MiniLM?>(nil)
-        init(folder: String) { self.folder = folder }
+        private init(folder: String) { self.folder = folder }
+
+        private static let loaders = Mutex<[String: Loader]>([:])
+
+        /// The process's loader for `folder`.
+        static func shared(folder: String) -> Loader {
+            loaders.withLock { loaders in
+                if let loader = loaders[folder] { return loader }
+                let loader = Loader(folder: folder)
+                loaders[folder] = loader
+                return loader
+            }
+        }
+
         func load() throws -> MiniLM {
             try loaded.withLock { model in
                 if let model { return model }

@@ -25,28 +25,27 @@ public enum BLASProbe {
 
     static func measure(threads: Int, transposed: Bool, repeats: Int) -> (wall: Double, cpu: Double) {
         let m = 256, n = 1536, k = 384
-        let previous = BLASRuntime.threadCount
-        BLASRuntime.setThreadCount(1)
-        defer { BLASRuntime.setThreadCount(previous) }
         var start = timespec()
         var cpuStart = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuStart)
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
-            let a = [Float](repeating: 0.01, count: m * k)
-            let b = [Float](repeating: 0.02, count: n * k)
-            var c = [Float](repeating: 0, count: m * n)
-            for _ in 0..<repeats {
-                BLAS.sgemm(
-                    CblasRowMajor, CblasNoTrans, transposed ? CblasTrans : CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
-                    a, Int32(k), b, transposed ? Int32(k) : Int32(n),
-                    0, &c, Int32(n))
-            }
-        }
         var end = timespec()
         var cpuEnd = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &end)
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuEnd)
+        BLASRuntime.withThreadCount(1) {
+            clock_gettime(CLOCK_MONOTONIC, &start)
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuStart)
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                let a = [Float](repeating: 0.01, count: m * k)
+                let b = [Float](repeating: 0.02, count: n * k)
+                var c = [Float](repeating: 0, count: m * n)
+                for _ in 0..<repeats {
+                    BLAS.sgemm(
+                        CblasRowMajor, CblasNoTrans, transposed ? CblasTrans : CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
+                        a, Int32(k), b, transposed ? Int32(k) : Int32(n),
+                        0, &c, Int32(n))
+                }
+            }
+            clock_gettime(CLOCK_MONOTONIC, &end)
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuEnd)
+        }
         func seconds(_ a: timespec, _ b: timespec) -> Double { Double(b.tv_sec - a.tv_sec) + Double(b.tv_nsec - a.tv_nsec) / 1e9 }
         let gflop = Double(threads * repeats) * 2 * Double(m * n * k) / 1e9
         // Per CPU-second, scaled to `threads` cores.

@@ -1,12 +1,12 @@
 import TroveBLAS
 import Foundation
-import Synchronization
 
 /// all-MiniLM-L6-v2 (sentence-transformers): the 6-layer BERT encoder, mean pooling, L2 normalisation.
 ///
-/// Embeddings and norms stay in the memory-mapped safetensors file; the layers' matrices are copied once, transposed
-/// and with Q, K, V concatenated (see `Weights`). Sequences of a batch are packed into one matrix (no
-/// padding): token-wise layers are one `cblas_sgemm` over all tokens, attention runs per sequence and head.
+/// Embeddings and norms stay in the memory-mapped safetensors file; the layers' matrices are used transposed and with
+/// Q, K, V concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`). Sequences of a
+/// batch are packed into one matrix (no padding): token-wise layers are one `cblas_sgemm` over all tokens, attention
+/// runs per sequence and head.
 /// Several sequences run in parallel, each worker calling single-threaded OpenBLAS.
 public final class MiniLM: Sendable {
     /// Vector length.
@@ -28,14 +28,29 @@ public final class MiniLM: Sendable {
     public let folder: String
     public let tokenizer: WordPieceTokenizer
     private let weights: Weights
-    // Serialises runs: OpenBLAS's thread count is process-wide and is set to 1 for the duration of a run.
-    private let running = Mutex(())
 
     /// The build of the row loops (layer norm, softmax, GELU) this model runs: by default the widest this CPU runs.
     public let rowKernels: Kernels.Build
 
+    /// How the weights were loaded this time.
+    public enum WeightsLoad: String, Sendable {
+        /// The re-laid-out matrices were mapped from the cache file beside the model.
+        case mapped
+        /// They were re-laid out and written to a new cache file (there was none, or it did not check out).
+        case rebuilt
+        /// They were re-laid out in memory: no cache wanted, or the folder cannot be written.
+        case inMemory = "in memory"
+    }
+
+    /// Where the re-laid-out weights came from.
+    public var weightsLoad: WeightsLoad { weights.load }
+    /// SHA-256 of `model.safetensors` (lowercase hex), as recorded in or for the weights cache; nil without one.
+    public var modelSHA256: String? { weights.sha256 }
+
     /// Loads `model.safetensors` and `vocab.txt` from `folder`; `rowKernels` other than the default is for benchmarks.
-    public init(folder: String, rowKernels: Kernels.Build = Kernels.build) throws {
+    /// With `cachesWeights` the re-laid-out matrices are mapped from a file beside the model (`WeightsCache`), written
+    /// there first when missing or when it does not check out; without, they are re-laid out in memory.
+    public init(folder: String, rowKernels: Kernels.Build = Kernels.build, cachesWeights: Bool = true) throws {
         precondition(rowKernels.isSupported, "this CPU cannot run the \(rowKernels.rawValue) row loops")
         self.folder = folder
         self.rowKernels = rowKernels
@@ -44,7 +59,9 @@ public final class MiniLM: Sendable {
                 .missingFile, "the built-in model is not installed: \(folder)/\(file) is missing — run Scripts/install-model.sh")
         }
         tokenizer = try WordPieceTokenizer(vocabularyFile: folder + "/vocab.txt")
-        weights = try Weights(SafeTensors(path: folder + "/model.safetensors"), vocabularySize: tokenizer.vocabularySize)
+        weights = try Weights(
+            SafeTensors(path: folder + "/model.safetensors"), vocabularySize: tokenizer.vocabularySize,
+            cachePath: cachesWeights ? WeightsCache.path(folder: folder, kernel: BLASRuntime.kernel) : nil)
     }
 
 
@@ -66,10 +83,8 @@ public final class MiniLM: Sendable {
         for (position, index) in order.enumerated() { dealt[position % workers].append(index) }
         let groups = dealt
         let results = Results(count: tokens.count)
-        running.withLock { _ in
-            let previous = BLASRuntime.threadCount
-            BLASRuntime.setThreadCount(1)
-            defer { BLASRuntime.setThreadCount(previous) }
+        // Every worker calls single-threaded OpenBLAS; the count is process-wide, so runs take turns.
+        BLASRuntime.withThreadCount(1) {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var start = 0
                 let group = groups[worker]
@@ -239,24 +254,35 @@ final class OwnedFloats: @unchecked Sendable {
 
 /// Pointers to every tensor the encoder reads; the mapping and the re-laid-out copies are kept alive alongside.
 ///
-/// The matrices of the six layers are copied once, transposed from PyTorch's `[out, in]` to `[in, out]`, so every
-/// product is a NoTrans·NoTrans `cblas_sgemm` (measured faster than letting OpenBLAS transpose while packing), and
-/// Q, K and V are concatenated into one `[384, 1152]` matrix: one larger product instead of three. That is 42 MB;
-/// the embeddings and the norms stay in the mapping.
+/// The matrices of the six layers are used transposed from PyTorch's `[out, in]` to `[in, out]`, so every product is
+/// a NoTrans·NoTrans `cblas_sgemm` (measured faster than letting OpenBLAS transpose while packing: 3–8% for chunks,
+/// ~17% for a one-query embedding, BENCHMARKS.md), and Q, K and V are concatenated into one `[384, 1152]` matrix: one
+/// larger product instead of three. That copy is 42 MB: it is mapped from `WeightsCache`'s file when one checks out,
+/// else made here (and written there). The embeddings and the norms stay in the model file's mapping.
 struct Weights: @unchecked Sendable {
-    // @unchecked: read-only pointers into `file`'s mapping and into `owned`, which this value retains.
+    // @unchecked: read-only pointers into `file`'s mapping and into `storage`, which this value retains.
     struct Layer {
         let qkv, output, intermediate, feedForward: Dense
         let attentionNorm, outputNorm: Dense
     }
 
     let file: SafeTensors
-    let owned: OwnedFloats
+    /// The re-laid-out matrices: `OwnedFloats` or `MappedFloats`.
+    let storage: any Sendable
     let word, position, tokenType: UnsafePointer<Float>
     let embeddingNorm: Dense
     let layers: [Layer]
+    /// Where the re-laid-out matrices came from.
+    let load: MiniLM.WeightsLoad
+    /// The model file's SHA-256 (lowercase hex), when a cache was read or written.
+    let sha256: String?
 
-    init(_ file: SafeTensors, vocabularySize: Int) throws {
+    /// Floats per layer in the re-laid-out copy: qkv weight 3d·d + bias 3d, output d·d, intermediate d·f, feed-forward f·d.
+    static let floatsPerLayer = 3 * MiniLM.dimension * MiniLM.dimension + 3 * MiniLM.dimension
+        + MiniLM.dimension * MiniLM.dimension + 2 * MiniLM.dimension * MiniLM.intermediate
+
+    /// Reads `file`'s tensors; with `cachePath`, maps the re-laid-out matrices from there, or writes them there.
+    init(_ file: SafeTensors, vocabularySize: Int, cachePath: String?) throws {
         self.file = file
         let d = MiniLM.dimension
         let f = MiniLM.intermediate
@@ -267,11 +293,76 @@ struct Weights: @unchecked Sendable {
             Dense(weight: try file.floats(name + ".weight", shape: shape), bias: try file.floats(name + ".bias", shape: [shape[0]]))
         }
         embeddingNorm = try dense("embeddings.LayerNorm", [d])
-        // Per layer: qkv weight 3d·d + bias 3d, output d·d, intermediate d·f, feed-forward f·d.
-        let perLayer = 3 * d * d + 3 * d + d * d + 2 * d * f
-        let owned = OwnedFloats(count: perLayer * MiniLM.layerCount)
-        self.owned = owned
-        var cursor = owned.pointer
+        // The file's tensors, checked even when the copy comes from the cache (their biases and norms are used).
+        struct Source {
+            let parts: [Dense]
+            let output, intermediate, feedForward, attentionNorm, outputNorm: Dense
+        }
+        let sources = try (0..<MiniLM.layerCount).map { i in
+            let p = "encoder.layer.\(i)."
+            return Source(
+                parts: try ["query", "key", "value"].map { try dense(p + "attention.self." + $0, [d, d]) },
+                output: try dense(p + "attention.output.dense", [d, d]),
+                intermediate: try dense(p + "intermediate.dense", [f, d]),
+                feedForward: try dense(p + "output.dense", [d, f]),
+                attentionNorm: try dense(p + "attention.output.LayerNorm", [d]),
+                outputNorm: try dense(p + "output.LayerNorm", [d]))
+        }
+        let count = Self.floatsPerLayer * MiniLM.layerCount
+        let key = WeightsCache.Key(kernel: BLASRuntime.kernel, source: file.identity, floatCount: count)
+        let base: UnsafeMutablePointer<Float>
+        if let cachePath, let cached = WeightsCache.map(cachePath, key: key) {
+            storage = cached.floats
+            base = UnsafeMutablePointer(mutating: cached.floats.floats)
+            load = .mapped
+            sha256 = cached.sha256
+        } else {
+            let owned = OwnedFloats(count: count)
+            storage = owned
+            base = owned.pointer
+            Self.relayout(sources.map { ($0.parts, $0.output, $0.intermediate, $0.feedForward) }, into: base)
+            if let cachePath {
+                let digest = WeightsCache.sha256(file.bytes)
+                let written = WeightsCache.write(
+                    UnsafeBufferPointer(start: base, count: count), key: key, sha256: digest, to: cachePath)
+                load = written ? .rebuilt : .inMemory
+                sha256 = digest
+            } else {
+                load = .inMemory
+                sha256 = nil
+            }
+        }
+        layers = sources.enumerated().map { i, source in
+            let slots = Self.slots(layer: i, base: base)
+            return Layer(
+                qkv: Dense(weight: slots.qkvWeight, bias: slots.qkvBias),
+                output: Dense(weight: slots.output, bias: source.output.bias),
+                intermediate: Dense(weight: slots.intermediate, bias: source.intermediate.bias),
+                feedForward: Dense(weight: slots.feedForward, bias: source.feedForward.bias),
+                attentionNorm: source.attentionNorm, outputNorm: source.outputNorm)
+        }
+    }
+
+    /// Where layer `layer`'s matrices lie in the re-laid-out copy at `base`; the one definition of its layout.
+    private static func slots(layer: Int, base: UnsafeMutablePointer<Float>) -> (
+        qkvWeight: UnsafeMutablePointer<Float>, qkvBias: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
+        intermediate: UnsafeMutablePointer<Float>, feedForward: UnsafeMutablePointer<Float>
+    ) {
+        let d = MiniLM.dimension
+        let qkvWeight = base + layer * floatsPerLayer
+        let qkvBias = qkvWeight + 3 * d * d
+        let output = qkvBias + 3 * d
+        let intermediate = output + d * d
+        return (qkvWeight, qkvBias, output, intermediate, intermediate + d * MiniLM.intermediate)
+    }
+
+    /// Fills the copy at `base` from the file's `[out, in]` matrices of each layer.
+    private static func relayout(
+        _ layers: [(qkv: [Dense], output: Dense, intermediate: Dense, feedForward: Dense)],
+        into base: UnsafeMutablePointer<Float>
+    ) {
+        let d = MiniLM.dimension
+        let f = MiniLM.intermediate
         /// Copies `source` (`[outer, inner]`) transposed into columns `column..<column+outer` of an `[inner, width]` matrix.
         func transpose(_ source: UnsafePointer<Float>, outer: Int, inner: Int, into out: UnsafeMutablePointer<Float>, width: Int, column: Int) {
             for o in 0..<outer {
@@ -279,32 +370,15 @@ struct Weights: @unchecked Sendable {
                 for i in 0..<inner { out[i * width + column + o] = from[i] }
             }
         }
-        func take(_ count: Int) -> UnsafeMutablePointer<Float> {
-            defer { cursor += count }
-            return cursor
-        }
-        layers = try (0..<MiniLM.layerCount).map { i in
-            let p = "encoder.layer.\(i)."
-            let parts = try ["query", "key", "value"].map { try dense(p + "attention.self." + $0, [d, d]) }
-            let qkvWeight = take(3 * d * d)
-            let qkvBias = take(3 * d)
-            for (index, part) in parts.enumerated() {
-                transpose(part.weight, outer: d, inner: d, into: qkvWeight, width: 3 * d, column: index * d)
-                (qkvBias + index * d).update(from: part.bias, count: d)
+        for (i, layer) in layers.enumerated() {
+            let slots = slots(layer: i, base: base)
+            for (index, part) in layer.qkv.enumerated() {
+                transpose(part.weight, outer: d, inner: d, into: slots.qkvWeight, width: 3 * d, column: index * d)
+                (slots.qkvBias + index * d).update(from: part.bias, count: d)
             }
-            func transposed(_ name: String, outer: Int, inner: Int) throws -> Dense {
-                let source = try dense(name, [outer, inner])
-                let weight = take(outer * inner)
-                transpose(source.weight, outer: outer, inner: inner, into: weight, width: outer, column: 0)
-                return Dense(weight: weight, bias: source.bias)
-            }
-            return Layer(
-                qkv: Dense(weight: qkvWeight, bias: qkvBias),
-                output: try transposed(p + "attention.output.dense", outer: d, inner: d),
-                intermediate: try transposed(p + "intermediate.dense", outer: f, inner: d),
-                feedForward: try transposed(p + "output.dense", outer: d, inner: f),
-                attentionNorm: try dense(p + "attention.output.LayerNorm", [d]),
-                outputNorm: try dense(p + "output.LayerNorm", [d]))
+            transpose(layer.output.weight, outer: d, inner: d, into: slots.output, width: d, column: 0)
+            transpose(layer.intermediate.weight, outer: f, inner: d, into: slots.intermediate, width: f, column: 0)
+            transpose(layer.feedForward.weight, outer: d, inner: f, into: slots.feedForward, width: d, column: 0)
         }
     }
 }

@@ -17,6 +17,10 @@ public final class SafeTensors: @unchecked Sendable {
     public let path: String
     /// Tensors by name (the `__metadata__` entry left out).
     public let tensors: [String: Tensor]
+    /// Device, inode, size and times of the file mapped, from the same descriptor.
+    let identity: FileIdentity
+    /// The whole file, as mapped.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: length) }
     private let base: UnsafeRawPointer
     private let length: Int
     private let dataStart: Int
@@ -34,6 +38,7 @@ public final class SafeTensors: @unchecked Sendable {
             throw MiniLMError(.badFile, "\(path) is not a safetensors file: shorter than its 8-byte header length")
         }
         length = Int(info.st_size)
+        identity = FileIdentity(info)
         guard let mapped = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw MiniLMError(.badFile, "cannot map \(path): \(String(cString: strerror(errno)))")
         }

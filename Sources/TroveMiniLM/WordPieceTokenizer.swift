@@ -11,8 +11,8 @@ public struct WordPieceTokenizer: Sendable {
     /// Number of tokens in the vocabulary.
     public let vocabularySize: Int
     // Keyed by UTF-8 bytes, not String: String equality is canonical equivalence, the reference compares bytes.
-    private let vocabulary: [[UInt8]: Int32]
-    private let longestToken: Int
+    private let vocabulary: Vocabulary
+    private var longestToken: Int { vocabulary.longestToken }
     /// Words longer than this many characters become one `[UNK]`, as in the reference.
     public let maxCharactersPerWord = 100
 
@@ -21,30 +21,23 @@ public struct WordPieceTokenizer: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw MiniLMError(.missingFile, "cannot read \(path) — install the model: Scripts/install-model.sh")
         }
-        try self.init(vocabulary: String(decoding: data, as: UTF8.self), source: path)
+        try self.init(vocabulary: Vocabulary([UInt8](data)), source: path)
     }
 
     /// Builds from the text of a `vocab.txt`.
     public init(vocabulary text: String, source: String = "vocab.txt") throws {
-        var vocabulary: [[UInt8]: Int32] = [:]
-        var longest = 0
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() }
-        for (index, line) in lines.enumerated() {
-            let token = line.hasSuffix("\r") ? line.dropLast() : line
-            let bytes = Array(token.utf8)
-            if vocabulary[bytes] == nil { vocabulary[bytes] = Int32(index) }
-            longest = max(longest, token.unicodeScalars.count)
-        }
+        try self.init(vocabulary: Vocabulary(Array(text.utf8)), source: source)
+    }
+
+    private init(vocabulary: Vocabulary, source: String) throws {
         func id(_ token: String) throws -> Int32 {
-            guard let id = vocabulary[Array(token.utf8)] else {
+            guard let id = vocabulary.id(Array(token.utf8)) else {
                 throw MiniLMError(.badFile, "\(source) has no \(token) token — reinstall the model: Scripts/install-model.sh")
             }
             return id
         }
         self.vocabulary = vocabulary
-        longestToken = longest
-        vocabularySize = lines.count
+        vocabularySize = vocabulary.count
         classifier = try id("[CLS]")
         separator = try id("[SEP]")
         unknown = try id("[UNK]")
@@ -119,7 +112,7 @@ public struct WordPieceTokenizer: Sendable {
                 key.removeAll(keepingCapacity: true)
                 if start > 0 { key.append(contentsOf: [0x23, 0x23]) }  // "##"
                 for scalar in word[start..<end] { key.append(contentsOf: UTF8.encode(scalar)!) }
-                if let id = vocabulary[key] {
+                if let id = vocabulary.id(key) {
                     found = id
                     break
                 }
