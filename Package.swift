@@ -78,8 +78,8 @@ let package = Package(
         .executableTarget(
             name: "trove-bench",
             dependencies: [
-                "TroveKit", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM", "TroveArguments",
-                "CSQLite", "CTroveFTS",
+                "TroveKit", "Ollama", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM",
+                "TroveArguments", "CSQLite", "CTroveFTS",
             ],
             swiftSettings: strict
         ),
@@ -100,7 +100,7 @@ let package = Package(
             dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveBLAS", "TroveTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
-        .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveMiniLM", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "Ollama", "TroveTestSupport", "trove"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",

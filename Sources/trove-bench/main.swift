@@ -14,6 +14,7 @@ let subcommands = [
     Subcommand(spec: RelevanceBenchmark.spec, run: RelevanceBenchmark.main),
     Subcommand(spec: ColdBenchmark.spec, run: ColdBenchmark.main),
     Subcommand(spec: EmbedBenchmark.spec, run: EmbedBenchmark.main),
+    Subcommand(spec: WarmBenchmark.spec, run: WarmBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.

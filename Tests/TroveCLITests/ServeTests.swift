@@ -78,4 +78,30 @@ struct ServeTests {
         #expect(fallback.status == 0)
         #expect(fallback.output == notes.path + "/kayak.md\n")
     }
+
+    @Test("a running server embeds every query through one Ollama client: one connection for many searches")
+    func oneClient() async throws {
+        let ollama = try rankingServer()
+        let folder = try TemporaryDirectory()
+        let index = folder.path + "/i.sqlite"
+        let notes = try TemporaryDirectory()
+        _ = try notes.write("kayak.md", "# Kayaks\n\nThe kayak paddle feathering angle matters.\n")
+        _ = try notes.write("bread.md", "# Bread\n\nSourdough needs a lively starter.\n")
+        try #require(await trove(["index", notes.path], index: index, server: ollama).status == 0)
+        let server = try ServeProcess(
+            environment: ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": index], folder: folder)
+        defer { server.stop() }
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: index + ".sock") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let connections = ollama.connectionCount
+        let embeds = ollama.requestCount(path: "/api/embed")
+        for query in ["kayak paddle", "sourdough starter", "feathering angle"] {
+            let answer = await trove(["search", "-l", "--mode", "vector", query], index: index, server: ollama)
+            #expect(answer.status == 0)
+        }
+        #expect(ollama.requestCount(path: "/api/embed") == embeds + 3)
+        // A client (URLSession) per request opened a connection per search.
+        #expect(ollama.connectionCount == connections + 1, "\(server.log)")
+    }
 }

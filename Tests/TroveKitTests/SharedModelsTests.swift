@@ -1,0 +1,37 @@
+import Foundation
+import Ollama
+import Testing
+import TroveKit
+import TroveMiniLM
+import TroveTestSupport
+
+private let modelFolder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
+
+@Suite("What a process builds once")
+struct SharedModelsTests {
+    @Test("the same Ollama settings give the same client: one URLSession, one connection for both")
+    func oneClientPerSettings() async throws {
+        let server = try FakeOllamaServer(models: [.embedding("nomic-embed-text", dimension: 8)])
+        defer { server.stop() }
+        let request = OllamaClient.EmbedRequest(model: "nomic-embed-text", input: ["a"])
+        let first = SharedClients.ollama(baseURL: server.baseURL, requestTimeout: .seconds(30), apiKey: nil)
+        let second = SharedClients.ollama(baseURL: server.baseURL, requestTimeout: .seconds(30), apiKey: nil)
+        _ = try await first.embed(request)
+        _ = try await second.embed(request)
+        #expect(server.connectionCount == 1)
+        // Other settings, another client with a session of its own.
+        let other = SharedClients.ollama(baseURL: server.baseURL, requestTimeout: .seconds(31), apiKey: nil)
+        _ = try await other.embed(request)
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test(
+        "built-in embedders of one folder share the loaded model",
+        .enabled(if: ModelFolder.missingFiles(in: modelFolder).isEmpty, "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
+    func oneModelPerFolder() throws {
+        let folder = modelFolder
+        let first = try BuiltinEmbedder(folder: folder).encoder()
+        let second = try BuiltinEmbedder(folder: folder, threads: 1).encoder()
+        #expect(first === second)
+    }
+}
