@@ -4,6 +4,8 @@
 #   then Swift, then numpy again. Each picks its OpenBLAS kernel itself (numpy's bundled OpenBLAS knows the CPU;
 #   Trove chooses Debian's from the CPU's instruction sets), so OPENBLAS_CORETYPE is left as the caller has it.
 #   Scripts/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
+# BASELINE=PATH runs another trove-bench (say, main's, built in another worktree) right after this one's, so a change
+# is measured side by side with numpy and with what it replaces.
 # STANDIN_PYTHON picks another interpreter than the stand-in's .venv (one with numpy, tokenizers and threadpoolctl,
 # e.g. when the shared folder is read-only); MINILM_MODEL_DIR then points minilm.py at the model files.
 set -euo pipefail
@@ -49,4 +51,8 @@ numpy() {
 numpy before
 echo "Swift TroveMiniLM:"
 "$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 | sed 's/^/  /'
+if [ -n "${BASELINE:-}" ]; then
+    echo "Swift TroveMiniLM, baseline $BASELINE:"
+    "$BASELINE" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 | sed 's/^/  /'
+fi
 numpy after

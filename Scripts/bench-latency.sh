@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Whole-process latency with the built-in model, side by side in one hyperfine run, each row against
+# `trove --version` (process start-up) timed in the same run:
+#   trove embed of a short query; trove search (hybrid) on a cranfield index, cold and with `trove serve` running;
+#   trove search on Corpora/ beside `llm similar` (simonw/llm + llm-ollama against the Ollama stand-in) on Corpora/;
+# then the time the running server spends inside one search (`trove-bench warm`).
+#   Scripts/bench-latency.sh [RUNS]          (default 30; `llm similar` gets a third of them)
+# The indexes are built once under $LATENCY_DIR (default /tmp/trove-latency) and reused. The peer needs the
+# `.venv`s of ../shared/tools/peer-llm and ../shared/tools/ollama-standin (their setup.sh); where the shared folder is
+# read-only, copy the two folders, run setup.sh there and point PEER_LLM and STANDIN at the copies. Without them
+# the peer rows are left out (and say so).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=../shared
+[ -d "$shared" ] || shared=../../shared
+runs=${1:-30}
+work=${LATENCY_DIR:-/tmp/trove-latency}
+peer=${PEER_LLM:-$shared/tools/peer-llm}
+standin=${STANDIN:-$shared/tools/ollama-standin}
+mkdir -p "$work"
+swift build -c release --product trove >&2
+swift build -c release --product trove-bench >&2
+trove=$PWD/.build/release/trove
+bench=$PWD/.build/release/trove-bench
+cran=$work/cranfield.sqlite
+corpora=$work/corpora.sqlite
+[ -f "$cran" ] || "$trove" index --quiet --embedder builtin --index "$cran" "$shared/datasets/cranfield/docs"
+[ -f "$corpora" ] || "$trove" index --quiet --embedder builtin --index "$corpora" Corpora
+# Builds (once) the weights cache beside the model, so the timed runs find it as every later process does.
+"$trove" embed --embedder builtin warm-up > /dev/null
+
+cranQuery='what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft'
+corporaQuery='my basil is drooping'
+"$trove" serve --index "$cran" 2> "$work/serve.log" &
+serve=$!
+pids=$serve
+trap 'kill $pids 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -S "$cran.sock" ] && break; sleep 0.1; done
+
+commands=(
+    "$trove --version"
+    "$trove embed --embedder builtin 'hello world'"
+    "$trove search --cold --index $cran '$cranQuery'"
+    "$trove search --index $cran '$cranQuery'"
+    "$trove search --cold --index $corpora '$corporaQuery'"
+)
+names=("trove --version" "trove embed (builtin, 2 words)" "trove search, cranfield, hybrid, cold"
+    "trove search, cranfield, hybrid, trove serve running" "trove search, Corpora/, hybrid, cold")
+peerRuns=0
+if [ -x "$peer/.venv/bin/llm" ] && [ -x "$standin/.venv/bin/python" ]; then
+    port=$work/standin.port
+    rm -f "$port"
+    "$standin/.venv/bin/python" "$standin/ollama_standin.py" --port 0 --port-file "$port" --quiet &
+    pids="$pids $!"
+    for _ in $(seq 300); do [ -s "$port" ] && break; sleep 0.1; done
+    export OLLAMA_HOST=http://127.0.0.1:$(cat "$port") LLM_USER_PATH=$work/llm
+    mkdir -p "$LLM_USER_PATH"
+    if ! "$peer/.venv/bin/llm" collections list 2>/dev/null | grep -q '^corpora'; then
+        "$peer/.venv/bin/llm" embed-models list > /dev/null
+        "$peer/.venv/bin/llm" embed-multi corpora --files Corpora '**/*' -m ollama/all-minilm --store >&2
+    fi
+    peerRuns=$(( (runs + 2) / 3 ))
+else
+    echo "peer rows left out: no $peer/.venv or $standin/.venv (run their setup.sh, or set PEER_LLM and STANDIN)" >&2
+fi
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# OpenBLAS $("$trove" doctor --index "$cran" 2>&1 | sed -n 's/.*\(kernel [A-Za-z0-9]*\).*/\1/p' | head -1)"
+hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/trove.json" "${commands[@]}" > /dev/null
+[ "$peerRuns" = 0 ] || hyperfine -N --warmup 1 --runs "$peerRuns" --export-json "$work/peer.json" \
+    "$peer/.venv/bin/llm similar corpora -n 10 -c '$corporaQuery'" > /dev/null
+python3 - "$work" "$peerRuns" "${names[@]}" <<'PY'
+import json, statistics, sys, os
+work, peer_runs, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+rows = json.load(open(os.path.join(work, "trove.json")))["results"]
+if peer_runs:
+    rows += json.load(open(os.path.join(work, "peer.json")))["results"]
+    names = names + ["llm similar, Corpora/ (peer)"]
+ms = lambda r: 1000 * statistics.median(r["times"])
+base = ms(rows[0])
+corpora = ms(rows[4])
+print("| command | median ms | min ms | − `--version` ms | user + sys ms |")
+print("|---|---:|---:|---:|---:|")
+for name, r in zip(names, rows):
+    extra = f"{ms(r) - base:+.1f}" if r is not rows[0] else ""
+    print(f"| {name} | {ms(r):.1f} | {1000 * min(r['times']):.1f} | {extra} | {1000 * (r['user'] + r['system']):.1f} |")
+if peer_runs:
+    print(f"\n`llm similar` ÷ `trove search` on Corpora/ (medians): {ms(rows[-1]) / corpora:.1f}×")
+PY
+"$bench" warm --index "$cran" --query "$cranQuery" --runs 50
