@@ -100,7 +100,9 @@ let package = Package(
             dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveBLAS", "TroveTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
-        .testTarget(name: "TroveKitTests", dependencies: ["TroveKit", "TroveMiniLM", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "TroveKitTests", dependencies: ["TroveKit", "TroveIngest", "TroveMiniLM", "TroveTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "Ollama", "TroveTestSupport", "trove"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",

@@ -69,6 +69,13 @@ public struct BuiltinEmbedder: Embedder {
             try loaded.withLock { model in
                 if let model { return model }
                 let fresh = try MiniLM(folder: folder)
+                // The weights cache hashes the file once when it is built, so this check is free on later loads.
+                if let sha256 = fresh.modelSHA256, "sha256:" + sha256 != BuiltinEmbedder.digest {
+                    throw MiniLMError(
+                        .badFile,
+                        "\(folder)/model.safetensors is not the all-MiniLM-L6-v2 release Trove runs (SHA-256 \(sha256)) "
+                            + "— reinstall the model: Scripts/install-model.sh")
+                }
                 model = fresh
                 return fresh
             }

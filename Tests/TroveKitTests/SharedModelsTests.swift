@@ -1,6 +1,7 @@
 import Foundation
 import Ollama
 import Testing
+import TroveIngest
 import TroveKit
 import TroveMiniLM
 import TroveTestSupport
@@ -31,7 +32,28 @@ struct SharedModelsTests {
     func oneModelPerFolder() throws {
         let folder = modelFolder
         let first = try BuiltinEmbedder(folder: folder).encoder()
+        #expect(first.modelSHA256.map { "sha256:" + $0 } == BuiltinEmbedder.digest)
         let second = try BuiltinEmbedder(folder: folder, threads: 1).encoder()
         #expect(first === second)
+    }
+
+    @Test(
+        "another model.safetensors than the release Trove runs is refused, naming the install script",
+        .enabled(if: ModelFolder.missingFiles(in: modelFolder).isEmpty, "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
+    func otherModelRefused() throws {
+        let folder = try TemporaryDirectory()
+        for file in ["vocab.txt", "tokenizer.json"] {
+            try FileManager.default.createSymbolicLink(atPath: folder.path + "/" + file, withDestinationPath: modelFolder + "/" + file)
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: modelFolder + "/model.safetensors"))
+        bytes[bytes.count - 1] ^= 0x01  // the last weight's lowest bit: still a model, not the same file
+        try bytes.write(to: URL(fileURLWithPath: folder.path + "/model.safetensors"))
+        let expected = MiniLMError(
+            .badFile,
+            "\(folder.path)/model.safetensors is not the all-MiniLM-L6-v2 release Trove runs (SHA-256 "
+                + "\(ContentHash.sha256Hex(bytes))) — reinstall the model: Scripts/install-model.sh")
+        // The first load builds the weights cache (and hashes the file); the second maps it and reads the hash there.
+        #expect(throws: expected) { try BuiltinEmbedder(folder: folder.path).encoder() }
+        #expect(throws: expected) { try BuiltinEmbedder(folder: folder.path).encoder() }
     }
 }
