@@ -12,6 +12,10 @@ import TroveIngest
 /// speed, so damage inside the file is caught too). A file that does not check out is rebuilt: the model hashed, the
 /// matrices re-laid out, written to a temporary file and renamed into place. Where the folder is read-only the
 /// weights are re-laid out in memory, as before.
+///
+/// Header, little-endian: magic `TROVEWL1` (byte 0), layout version (8), kernel name (16, 32 bytes NUL-padded),
+/// SHA-256 in hex (48, 64 bytes), the model file's device, inode, size, mtime s/ns, ctime s/ns (112, seven words),
+/// float count (168), checksum (176); the floats start at 256.
 enum WeightsCache {
     /// Bump whenever `Weights` lays the floats out differently.
     static let layoutVersion: UInt64 = 1
@@ -56,6 +60,7 @@ enum WeightsCache {
     @discardableResult
     static func write(_ floats: UnsafeBufferPointer<Float>, key: Key, sha256: String, to path: String) -> Bool {
         let temporary = path + ".tmp.\(getpid())"
+        unlink(temporary)  // left by a process of the same id that crashed
         // 0600, exclusive and never through a link: the file is mapped by later processes as trusted weights.
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }
@@ -65,7 +70,8 @@ enum WeightsCache {
             floatCount: UInt64(floats.count), checksum: checksum(payload))
         var ok = header.bytes.withUnsafeBytes { write(descriptor, $0) }
         ok = ok && write(descriptor, payload)
-        ok = fsync(descriptor) == 0 && ok
+        // No fsync: a file torn by a crash fails its checksum at the next load and is rebuilt, and 42 MB of
+        // synchronous writes stalled other processes' I/O on a busy machine.
         ok = close(descriptor) == 0 && ok
         if ok, rename(temporary, path) == 0 { return true }
         unlink(temporary)
