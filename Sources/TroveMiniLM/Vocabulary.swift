@@ -51,7 +51,10 @@ struct Vocabulary: Sendable {
                 var slot = Self.hash(token) & (size - 1)
                 while slots[slot] != 0 {
                     let other = Int(slots[slot] - 1)
-                    if Self.equal(token, UnsafeBufferPointer(rebasing: buffer[Int(starts[other])..<Int(starts[other] + lengths[other])])) {
+                    if Self.equal(
+                        token,
+                        UnsafeBufferPointer(rebasing: buffer[Int(starts[other])..<Int(starts[other] + lengths[other])]))
+                    {
                         break
                     }
                     slot = (slot + 1) & (size - 1)

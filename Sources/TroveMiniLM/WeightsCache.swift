@@ -31,7 +31,8 @@ enum WeightsCache {
 
     /// The file for `kernel` beside the model in `folder`.
     static func path(folder: String, kernel: String) -> String {
-        let family = String(kernel.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+        let family = String(
+            kernel.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) })
         return folder + "/model.safetensors.\(family.isEmpty ? "unknown" : family)-v\(layoutVersion).layout"
     }
 
@@ -44,7 +45,8 @@ enum WeightsCache {
         var info = stat()
         let expected = headerSize + 4 * key.floatCount
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == expected,
-            let mapping = MappedFloats(descriptor: descriptor, length: expected, floatsAt: headerSize, count: key.floatCount)
+            let mapping = MappedFloats(
+                descriptor: descriptor, length: expected, floatsAt: headerSize, count: key.floatCount)
         else { return nil }
         let header = Header(UnsafeRawBufferPointer(start: mapping.base, count: headerSize))
         guard header.magic == magic, header.layoutVersion == layoutVersion, header.kernel == key.kernel,
@@ -148,7 +150,9 @@ enum WeightsCache {
         /// Reads a header; fields of a too-short buffer stay zero.
         init(_ raw: UnsafeRawBufferPointer) {
             guard raw.count >= WeightsCache.headerSize else { return }
-            func word(_ index: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self)) }
+            func word(_ index: Int) -> UInt64 {
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+            }
             magic = word(0)
             layoutVersion = word(1)
             let name = raw[16..<48].prefix { $0 != 0 }

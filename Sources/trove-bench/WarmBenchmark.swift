@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 import Ollama
 import TroveArguments
 import TroveKit
@@ -13,7 +13,8 @@ enum WarmBenchmark {
     static let index = Option("--index", value: "PATH", .file, help: "the index to search (required)")
     static let query = Option(
         "--query", value: "TEXT", .text, help: "the query",
-        default: "what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft")
+        default:
+            "what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft")
     static let mode = Option(
         "--mode", value: "MODE", .choice(["hybrid", "vector", "keyword"].map { Option.Choice($0) }),
         help: "how to rank", default: "hybrid")

@@ -28,7 +28,9 @@ struct SharedModelsTests {
 
     @Test(
         "built-in embedders of one folder share the loaded model",
-        .enabled(if: ModelFolder.missingFiles(in: modelFolder).isEmpty, "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
+        .enabled(
+            if: ModelFolder.missingFiles(in: modelFolder).isEmpty,
+            "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
     func oneModelPerFolder() throws {
         let folder = modelFolder
         let first = try BuiltinEmbedder(folder: folder).encoder()
@@ -39,11 +41,14 @@ struct SharedModelsTests {
 
     @Test(
         "another model.safetensors than the release Trove runs is refused, naming the install script",
-        .enabled(if: ModelFolder.missingFiles(in: modelFolder).isEmpty, "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
+        .enabled(
+            if: ModelFolder.missingFiles(in: modelFolder).isEmpty,
+            "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
     func otherModelRefused() throws {
         let folder = try TemporaryDirectory()
         for file in ["vocab.txt", "tokenizer.json"] {
-            try FileManager.default.createSymbolicLink(atPath: folder.path + "/" + file, withDestinationPath: modelFolder + "/" + file)
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.path + "/" + file, withDestinationPath: modelFolder + "/" + file)
         }
         var bytes = try Data(contentsOf: URL(fileURLWithPath: modelFolder + "/model.safetensors"))
         bytes[bytes.count - 1] ^= 0x01  // the last weight's lowest bit: still a model, not the same file

@@ -8,7 +8,8 @@ import TroveTestSupport
 /// A good cache file: the installed model's own, which loading it writes or checks.
 private func goodCache() throws -> String {
     let model = try #require(InstalledModel.model)
-    try #require(model.weightsLoad != .inMemory, "the installed model's folder \(InstalledModel.folder) cannot be written")
+    try #require(
+        model.weightsLoad != .inMemory, "the installed model's folder \(InstalledModel.folder) cannot be written")
     return WeightsCache.path(folder: InstalledModel.folder, kernel: BLASRuntime.kernel)
 }
 
@@ -47,7 +48,9 @@ private struct CranfieldFixture: Decodable {
             let data = try #require(Data(base64Encoded: chunk.vector))
             try #require(data.count == 384 * 4)
             return data.withUnsafeBytes { raw in
-                (0..<384).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
+                (0..<384).map {
+                    Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self)))
+                }
             }
         }
         return (fixture.chunks.map(\.text), vectors)
@@ -152,7 +155,8 @@ struct WeightsCacheTests {
         #expect(try MiniLM(folder: folder.path).weightsLoad == .mapped)
         // Same bytes, new modification time: the recorded hash can no longer be trusted without hashing again.
         let model = folder.path + "/model.safetensors"
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: model)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: model)
         let rebuilt = try MiniLM(folder: folder.path)
         #expect(rebuilt.weightsLoad == .rebuilt)
         #expect(rebuilt.modelSHA256 == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db")
@@ -190,14 +194,18 @@ struct VocabularyTests {
         #expect(Vocabulary([]).id(Array("a".utf8)) == nil)
     }
 
-    @Test("every token of the installed vocab.txt is found under its own id", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason))
+    @Test(
+        "every token of the installed vocab.txt is found under its own id",
+        .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason))
     func installed() throws {
         let text = try String(contentsOfFile: InstalledModel.folder + "/vocab.txt", encoding: .utf8)
         let vocabulary = Vocabulary(Array(text.utf8))
         // Bytes, not String keys: String equality is canonical equivalence.
         var firstIDs: [[UInt8]: Int32] = [:]
         let lines = Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).dropLast()
-        for (index, line) in lines.enumerated() where firstIDs[Array(line)] == nil { firstIDs[Array(line)] = Int32(index) }
+        for (index, line) in lines.enumerated() where firstIDs[Array(line)] == nil {
+            firstIDs[Array(line)] = Int32(index)
+        }
         #expect(vocabulary.count == 30522)
         for (token, id) in firstIDs { #expect(vocabulary.id(token) == id, "\(String(decoding: token, as: UTF8.self))") }
     }
