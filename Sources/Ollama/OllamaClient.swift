@@ -349,12 +349,14 @@ extension OllamaClient {
             let info = reply["model_info"] as? [String: Any] ?? [:]
             architecture = info["general.architecture"] as? String
             // The prefix is the architecture (`bert.`, `nomic-bert.`, `llama.`); prefer it, else any key that ends so.
+            // A length must be positive: -1, 0, 1e20 or "x" from a broken server mean "unknown", never a trap.
             func lookup(_ suffix: String) -> Int? {
-                if let architecture, let value = info["\(architecture).\(suffix)"].flatMap(Self.integer) {
+                func positive(_ value: Any?) -> Int? { value.flatMap(Self.integer).flatMap { $0 > 0 ? $0 : nil } }
+                if let architecture, let value = positive(info["\(architecture).\(suffix)"]) {
                     return value
                 }
                 return info.keys.sorted().lazy.filter { $0.hasSuffix(".\(suffix)") }
-                    .compactMap { info[$0].flatMap(Self.integer) }.first
+                    .compactMap { positive(info[$0]) }.first
             }
             embeddingLength = lookup("embedding_length")
             contextLength = lookup("context_length")
@@ -366,8 +368,9 @@ extension OllamaClient {
             case let number as Int: return number
             case let number as Int64: return Int(exactly: number)
             case let number as UInt64: return Int(exactly: number)
-            case let number as Double: return number.isFinite && number == number.rounded() ? Int(number) : nil
-            case let number as NSNumber: return number.intValue
+            // `exactly:` throughout: 1e20 does not fit an Int and would trap in `Int(_:)`.
+            case let number as Double: return Int(exactly: number)
+            case let number as NSNumber: return Int(exactly: number.doubleValue)
             case let text as String: return Int(text.trimmingCharacters(in: .whitespaces))
             default: return nil
             }

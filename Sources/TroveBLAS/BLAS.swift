@@ -54,6 +54,20 @@ public enum BLAS {
         if case .failure(let error) = OpenBLASLibrary.loaded { return error.message }
         return nil
     }
+
+    /// Loads OpenBLAS (once) or throws why it cannot be: every entry point that will call BLAS calls this first,
+    /// so a missing library is an error its caller reports, never the end of the process.
+    public static func load() throws(BLASUnavailable) {
+        if case .failure(let error) = OpenBLASLibrary.loaded { throw BLASUnavailable(message: error.message) }
+    }
+}
+
+/// OpenBLAS cannot be loaded; the message says what to install. The CLI exits 69 (a missing service).
+public struct BLASUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    /// One line that says what to install.
+    public let message: String
+    /// The message.
+    public var description: String { message }
 }
 
 /// The library's entry points, resolved once.
@@ -91,13 +105,12 @@ struct OpenBLASLibrary: @unchecked Sendable {
     /// A global `let` initialises once, thread-safely, on first use.
     static let loaded: Result<OpenBLASLibrary, LoadError> = load()
 
-    /// The loaded library; a process that calls BLAS without it stops with the install hint.
+    /// The loaded library. Reaching it without one is a bug of the caller, which should have called `BLAS.load()`
+    /// (it throws) before its first BLAS call.
     static var shared: OpenBLASLibrary {
         switch loaded {
         case .success(let library): return library
-        case .failure(let error):
-            fputs("trove: \(error.message)\n", stderr)
-            exit(69)  // EX_UNAVAILABLE, as for other missing services
+        case .failure(let error): preconditionFailure("BLAS called without a successful BLAS.load(): \(error.message)")
         }
     }
 

@@ -1,3 +1,4 @@
+import TroveBLAS
 import TroveSearch
 import TroveStore
 
@@ -349,6 +350,8 @@ public final class Retriever {
     /// The index's vectors, read from the store once (from its flat cache file when that is current).
     public func loadedMatrix() throws -> VectorMatrix {
         if let matrix { return matrix }
+        // Scoring calls OpenBLAS: a machine without it gets an error here, not a stopped process.
+        try BLAS.load()
         let vectors = try store.loadVectorsCached()
         let loaded: VectorMatrix
         if let mapping = vectors.mapping {

@@ -1,5 +1,6 @@
 import Foundation
 import Ollama
+import TroveBLAS
 import TroveMiniLM
 import TroveStore
 
@@ -38,6 +39,8 @@ public enum FailureKind: Sendable, Equatable {
         case is CancellationError:
             self = .interrupted
         case let error as MiniLMError where error.code == .missingFile:
+            self = .unavailable
+        case is BLASUnavailable:
             self = .unavailable
         case let error as OllamaError:
             switch error.kind {

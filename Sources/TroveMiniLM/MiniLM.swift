@@ -52,6 +52,7 @@ public final class MiniLM: Sendable {
     /// there first when missing or when it does not check out; without, they are re-laid out in memory.
     public init(folder: String, rowKernels: Kernels.Build = Kernels.build, cachesWeights: Bool = true) throws {
         precondition(rowKernels.isSupported, "this CPU cannot run the \(rowKernels.rawValue) row loops")
+        try BLAS.load()  // the encoder is BLAS calls: without OpenBLAS, an error now rather than a stop later
         self.folder = folder
         self.rowKernels = rowKernels
         for file in Self.files where !FileManager.default.fileExists(atPath: folder + "/" + file) {
@@ -70,11 +71,32 @@ public final class MiniLM: Sendable {
 
     /// One unit-length vector per text, in order; texts longer than the context are truncated.
     public func embed(_ texts: [String], threads: Int = MiniLM.defaultThreads) -> [[Float]] {
-        embed(tokens: texts.map { tokenizer.encode($0, maxLength: Self.contextLength) }, threads: threads)
+        // The tokenizer's ids are in the vocabulary and its sequences within the context: no check needed.
+        run(tokens: texts.map { tokenizer.encode($0, maxLength: Self.contextLength) }, threads: threads)
     }
 
-    /// Embeds token ids that already carry `[CLS]`/`[SEP]` (at most `contextLength` each).
-    public func embed(tokens: [[Int32]], threads: Int = MiniLM.defaultThreads, normalize: Bool = true) -> [[Float]] {
+    /// Embeds token ids that already carry `[CLS]`/`[SEP]`; each sequence must hold 1…`contextLength` ids, each
+    /// below the vocabulary size, since the encoder indexes its weight tables with them.
+    public func embed(tokens: [[Int32]], threads: Int = MiniLM.defaultThreads, normalize: Bool = true) throws
+        -> [[Float]]
+    {
+        let vocabulary = tokenizer.vocabularySize
+        for (index, sequence) in tokens.enumerated() {
+            guard (1...Self.contextLength).contains(sequence.count) else {
+                throw MiniLMError(
+                    .badInput,
+                    "token sequence \(index) has \(sequence.count) ids, expected 1 to \(Self.contextLength)")
+            }
+            if let bad = sequence.first(where: { $0 < 0 || Int($0) >= vocabulary }) {
+                throw MiniLMError(
+                    .badInput, "token sequence \(index) holds id \(bad), outside the vocabulary of \(vocabulary)")
+            }
+        }
+        return run(tokens: tokens, threads: threads, normalize: normalize)
+    }
+
+    /// `embed(tokens:)` without the checks, for ids that came from the tokenizer.
+    private func run(tokens: [[Int32]], threads: Int, normalize: Bool = true) -> [[Float]] {
         guard !tokens.isEmpty else { return [] }
         let workers = max(1, min(threads, tokens.count))
         // Longest first, dealt round-robin: every worker gets about the same number of tokens.

@@ -43,10 +43,14 @@ public final class SafeTensors: @unchecked Sendable {
             throw MiniLMError(.badFile, "cannot map \(path): \(String(cString: strerror(errno)))")
         }
         base = UnsafeRawPointer(mapped)
-        let headerLength = Int(base.loadUnaligned(as: UInt64.self).littleEndian)
-        guard headerLength > 0, headerLength <= length - 8 else {
+        // Untrusted: a damaged file's length may not fit an Int, so it is converted with `exactly:`.
+        let rawLength = base.loadUnaligned(as: UInt64.self).littleEndian
+        guard let headerLength = Int(exactly: rawLength), headerLength > 0, headerLength <= length - 8 else {
             munmap(mapped, length)
-            throw MiniLMError(.badFile, "\(path) is not a safetensors file: header length \(headerLength) out of range")
+            throw MiniLMError(
+                .badFile,
+                "\(path) is not a safetensors file: header length \(rawLength) out of range (file of \(length) bytes)"
+                    + " — reinstall the model: Scripts/install-model.sh")
         }
         dataStart = 8 + headerLength
         let header = Data(bytes: base + 8, count: headerLength)
@@ -58,7 +62,8 @@ public final class SafeTensors: @unchecked Sendable {
         for (name, value) in object where name != "__metadata__" {
             guard let entry = value as? [String: Any], let dtype = entry["dtype"] as? String,
                 let shape = entry["shape"] as? [Int], let offsets = entry["data_offsets"] as? [Int],
-                offsets.count == 2, offsets[0] <= offsets[1], dataStart + offsets[1] <= length
+                offsets.count == 2, offsets[0] >= 0, offsets[0] <= offsets[1], offsets[1] <= length - dataStart,
+                shape.allSatisfy({ $0 >= 0 })
             else {
                 munmap(mapped, length)
                 throw MiniLMError(.badFile, "\(path): tensor '\(name)' has a malformed header entry")
@@ -77,7 +82,7 @@ public final class SafeTensors: @unchecked Sendable {
         guard let tensor = tensors[name] else {
             throw MiniLMError(.badFile, "\(path) has no tensor '\(name)' — reinstall the model: Scripts/install-model.sh")
         }
-        guard tensor.dtype == "F32", tensor.shape == shape, tensor.offsets.count == shape.reduce(4, *) else {
+        guard tensor.dtype == "F32", tensor.shape == shape, tensor.offsets.count == Self.byteCount(shape) else {
             throw MiniLMError(
                 .badFile,
                 "\(path): tensor '\(name)' is \(tensor.dtype) \(tensor.shape), expected F32 \(shape)")
@@ -87,5 +92,16 @@ public final class SafeTensors: @unchecked Sendable {
             throw MiniLMError(.badFile, "\(path): tensor '\(name)' is not 4-byte aligned")
         }
         return (base + start).assumingMemoryBound(to: Float.self)
+    }
+
+    /// Bytes of a float32 tensor of `shape`; nil when the product overflows.
+    static func byteCount(_ shape: [Int]) -> Int? {
+        var bytes = 4
+        for extent in shape {
+            let (product, overflow) = bytes.multipliedReportingOverflow(by: extent)
+            if overflow { return nil }
+            bytes = product
+        }
+        return bytes
     }
 }

@@ -25,15 +25,24 @@ public struct QuantizedSearcher: Sendable {
                 for row in 0..<matrix.count {
                     let base = row * d
                     var largest: Float = 0
-                    for j in 0..<d { largest = Swift.max(largest, abs(values[base + j])) }
+                    for j in 0..<d where values[base + j].isFinite {
+                        largest = Swift.max(largest, abs(values[base + j]))
+                    }
                     let scale = largest > 0 ? largest / 127 : 1
                     scales[row] = scale
-                    for j in 0..<d { buffer[base + j] = Int8((values[base + j] / scale).rounded()) }
+                    for j in 0..<d { buffer[base + j] = Self.code(values[base + j] / scale) }
                 }
             }
             initialized = matrix.count * d
         }
         self.scales = scales
+    }
+
+    /// `x` rounded to an int8 code. Values are validated finite when stored, but the floats of a mapped cache file
+    /// are not re-read: NaN codes as 0 and anything outside ±127 is clamped, where `Int8(_:)` would trap.
+    static func code(_ x: Float) -> Int8 {
+        guard !x.isNaN else { return 0 }
+        return Int8(Swift.min(127, Swift.max(-127, x.rounded())))
     }
 
     /// The best `k` rows for a unit-length query, exact scores, best first (ties by ascending id); only rows
@@ -44,9 +53,9 @@ public struct QuantizedSearcher: Sendable {
         precondition(query.count == d, "query has \(query.count) dimensions, expected \(d)")
         if let allowed { precondition(allowed.count == n, "mask covers \(allowed.count) rows, matrix has \(n)") }
         guard k > 0, n > 0, d > 0 else { return [] }
-        let largest = query.reduce(Float(0)) { Swift.max($0, abs($1)) }
+        let largest = query.reduce(Float(0)) { $1.isFinite ? Swift.max($0, abs($1)) : $0 }
         let queryScale = largest > 0 ? largest / 127 : 1
-        let queryCodes = query.map { Int8(($0 / queryScale).rounded()) }
+        let queryCodes = query.map { Self.code($0 / queryScale) }
 
         // Approximate pass: integer dot products, then the row and query scales.
         var candidates = TopK(capacity: Swift.min(n, Swift.max(k, rescoreDepth)))

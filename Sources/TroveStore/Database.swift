@@ -191,7 +191,8 @@ final class Statement {
                 return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
             }
             return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
+                // The 64-bit call: `Int32(count)` would trap over 2 GiB; SQLite answers SQLITE_TOOBIG instead.
+                sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
             }
         }
         try check(rc)
@@ -202,7 +203,8 @@ final class Statement {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             return try check(sqlite3_bind_zeroblob(handle, index, 0))
         }
-        try check(sqlite3_bind_blob(handle, index, base, Int32(bytes.count), sqliteTransient))
+        // The 64-bit call: `Int32(count)` would trap over 2 GiB; SQLite answers SQLITE_TOOBIG instead.
+        try check(sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), sqliteTransient))
     }
 
     /// Binds a BLOB.

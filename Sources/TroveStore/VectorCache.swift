@@ -56,18 +56,11 @@ package enum VectorCache {
         defer { close(descriptor) }
         var header = [UInt64](repeating: 0, count: headerSize / 8)
         guard header.withUnsafeMutableBytes({ readFully(descriptor, into: $0) }) else { return nil }
-        let count = Int(UInt64(littleEndian: header[1]))
-        let dimension = Int(UInt64(littleEndian: header[2]))
-        guard UInt64(littleEndian: header[0]) == magic, dimension == key.dimension,
-            Int(UInt64(littleEndian: header[3])) == key.chunkCount,
-            Int64(littleEndian: Int64(bitPattern: header[4])) == key.maxChunkID,
-            UInt64(littleEndian: header[5]) == key.fingerprint, UInt64(littleEndian: header[6]) == key.inode,
-            count <= key.chunkCount
-        else { return nil }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-            Int(info.st_size) == headerSize + count * (8 + 4 * dimension)
+            let shape = checkedShape(header, key: key, fileSize: Int64(info.st_size))
         else { return nil }
+        let (count, dimension) = shape
         if mode == .read { return readCopy(descriptor, count: count, dimension: dimension, maxID: key.maxChunkID) }
         guard count > 0, dimension > 0,
             let mapping = VectorFileMapping(
@@ -83,6 +76,26 @@ package enum VectorCache {
         }
         guard idsAreValid(ids, maxID: key.maxChunkID) else { return nil }
         return StoredVectors(dimension: dimension, chunkIDs: ids, mapping: mapping)
+    }
+
+    /// The row count and dimension the header claims, when it carries `key` and the file is exactly as long as
+    /// they imply; nil otherwise. The header is untrusted bytes: every number is converted with `exactly:` and
+    /// the size computed with overflow checks, so a damaged file is rebuilt instead of trapping (FUZZING.md).
+    static func checkedShape(_ header: [UInt64], key: Key, fileSize: Int64) -> (count: Int, dimension: Int)? {
+        guard header.count >= 7, UInt64(littleEndian: header[0]) == magic,
+            let count = Int(exactly: UInt64(littleEndian: header[1])),
+            let dimension = Int(exactly: UInt64(littleEndian: header[2])), dimension == key.dimension,
+            Int(exactly: UInt64(littleEndian: header[3])) == key.chunkCount,
+            Int64(littleEndian: Int64(bitPattern: header[4])) == key.maxChunkID,
+            UInt64(littleEndian: header[5]) == key.fingerprint, UInt64(littleEndian: header[6]) == key.inode,
+            count <= key.chunkCount
+        else { return nil }
+        let (rowBytes, overflow1) = dimension.multipliedReportingOverflow(by: 4)
+        let (rowTotal, overflow2) = rowBytes.addingReportingOverflow(8)
+        let (body, overflow3) = count.multipliedReportingOverflow(by: rowTotal)
+        let (size, overflow4) = body.addingReportingOverflow(headerSize)
+        guard !(overflow1 || overflow2 || overflow3 || overflow4), Int64(exactly: size) == fileSize else { return nil }
+        return (count, dimension)
     }
 
     /// Ids strictly ascending (so binary search works), none above `maxID`.
@@ -116,8 +129,11 @@ package enum VectorCache {
     @discardableResult
     static func write(_ vectors: StoredVectors, key: Key, to path: String) -> Bool {
         let temporary = path + ".tmp.\(getpid())"
-        // 0600: the vectors are derived from private text, like the index itself.
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // 0600: the vectors are derived from private text, like the index itself. O_EXCL | O_NOFOLLOW: a file or
+        // symlink planted under this name (a shared folder) is never written through; one left by a killed
+        // process of the same pid is removed first, never followed.
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }
         var header = [UInt64](repeating: 0, count: headerSize / 8)
         header[0] = magic.littleEndian
@@ -189,7 +205,7 @@ extension IndexStore {
     }
 
     /// The cache key of the index as it is now; nil without a manifest.
-    private func vectorCacheKey() throws -> VectorCache.Key? {
+    func vectorCacheKey() throws -> VectorCache.Key? {
         guard let manifest = try manifest() else { return nil }
         // count(*) walks the small chunks_document_id index; max(id) is one b-tree descent.
         let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)

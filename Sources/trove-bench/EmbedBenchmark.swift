@@ -68,7 +68,7 @@ enum EmbedBenchmark {
             "\(chunks.count) chunks of \(dataset), mean \(String(format: "%.0f", meanTokens)) tokens "
                 + "(\(String(format: "%.1f", flopsPerChunk / meanTokens / 1e6)) MFLOP/token); "
                 + "OpenBLAS kernel \(BLASRuntime.kernel); row loops \(model.rowKernels.rawValue); load average \(loadAverage())")
-        _ = model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
+        _ = try model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
         for threads in threadCounts {
             // Ceiling and throughput alternate `repeats` times and the best of each counts: other processes on the
             // machine only ever slow a run down, so the best run is the closest to what the code itself does.
@@ -85,7 +85,7 @@ enum EmbedBenchmark {
                 var done = 0
                 while done < ids.count {
                     let end = min(ids.count, done + batch)
-                    _ = model.embed(tokens: Array(ids[done..<end]), threads: threads)
+                    _ = try model.embed(tokens: Array(ids[done..<end]), threads: threads)
                     done = end
                 }
                 rates.append(Double(ids.count) / (now() - start))

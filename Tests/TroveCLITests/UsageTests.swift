@@ -92,6 +92,8 @@ struct UsageTests {
             (["search", "--min-score", "2", "x"], "Error: --min-score expects a number from -1 to 1, got '2'"),
             (["search", "--colour", "x"], "Error: unknown option '--colour'"),
             (["index", "--max-file-size", "big", "x"], "Error: --max-file-size expects a size like 10M, 512k or 1048576, got 'big'"),
+            (["index", "--max-file-size", "99999999999G", "x"], "Error: --max-file-size '99999999999G' is too large: at most 8589934591G"),
+            (["index", "--max-file-size", "99999999999999999999", "x"], "Error: --max-file-size expects a size like 10M, 512k or 1048576, got '99999999999999999999'"),
             (["search", "--limit"], "Error: --limit needs a value"),
             (["status", "extra"], "Error: unexpected argument 'extra'"),
         ])

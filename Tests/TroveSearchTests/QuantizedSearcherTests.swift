@@ -1,6 +1,7 @@
 import Testing
-import TroveSearch
 import TroveTestSupport
+
+@testable import TroveSearch
 
 @Suite("Int8 scanning with exact rescoring")
 struct QuantizedSearcherTests {
@@ -44,5 +45,18 @@ struct QuantizedSearcherTests {
         // Same rows; scores equal up to float rounding (sdot and sgemv may sum in another order).
         #expect(hits.map(\.id) == exact.map(\.id))
         #expect(zip(hits, exact).allSatisfy { abs($0.score - $1.score) < 1e-5 })
+    }
+
+    @Test("NaN and infinity in a mapped matrix code as 0 or ±127 instead of trapping in Int8(_:)")
+    func nonFiniteValues() {
+        let matrix = VectorMatrix(
+            dimension: 4, rowIDs: [1, 2, 3],
+            values: [.nan, 1, 0, 0, .infinity, 0, 1, 0, 0, 0, -.infinity, 1])
+        let quantized = QuantizedSearcher(matrix: matrix)
+        #expect(quantized.search(query: [0, 0, 0, 1], k: 3).count <= 3)
+        #expect(QuantizedSearcher.code(.nan) == 0)
+        #expect(QuantizedSearcher.code(1e30) == 127)
+        #expect(QuantizedSearcher.code(-.infinity) == -127)
+        #expect(QuantizedSearcher.code(-3.6) == -4)
     }
 }
