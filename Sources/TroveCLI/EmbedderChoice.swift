@@ -6,6 +6,14 @@ extension Settings {
     /// The built-in model's folder (`TROVE_MODELS`, `XDG_DATA_HOME`, `HOME`).
     var modelFolder: String { TroveConfiguration.defaultModelFolder(environment: environment) }
 
+    /// Everything that decides which embedder answers a search of an index, in words: a `trove serve` started
+    /// with other settings (another `--ollama`) refuses this client's searches instead of answering them.
+    var servingIdentity: String {
+        var url = ollamaURL.absoluteString
+        while url.hasSuffix("/") { url.removeLast() }
+        return "ollama at \(url), built-in models in \(modelFolder)"
+    }
+
     /// What TroveKit needs to open the index these settings name.
     var configuration: TroveConfiguration {
         // TROVE_EMBED_THREADS: worker threads of the builtin embedder (default: one per CPU).

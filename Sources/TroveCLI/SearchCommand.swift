@@ -219,7 +219,9 @@ struct SearchCommand: Command {
         request.limit = settings.searchLimit(flag: limitFlag)
         // A running `trove serve` answers without loading the vectors; anything unusual (no server, an error, no
         // hits to explain, a --model to check) goes the cold way, which also gives errors their exit codes.
-        if !cold, model == nil, vectorLoad == .map, let answer = WarmSearch.ask(request, indexPath: settings.indexPath),
+        if !cold, model == nil, vectorLoad == .map,
+            let answer = WarmSearch.ask(
+                request, indexPath: settings.indexPath, embedding: settings.servingIdentity, warn: console.log),
             let hits = answer.hits, let model = answer.model, !hits.isEmpty
         {
             try print(hits, model: model, console)

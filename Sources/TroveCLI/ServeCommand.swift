@@ -10,7 +10,9 @@ struct ServeCommand: Command {
         Loads the index's vectors once and answers searches on a Unix socket beside it (INDEX.sock, mode 0600)
         until stopped with Ctrl-C. While it runs, `trove search` on the same index asks it instead of loading
         the vectors itself, and falls back to searching on its own when it is not running. Before each search it
-        checks whether the index changed (a `trove index` run) and reloads if so.
+        checks whether the index changed (any committed `trove index` run, including --reembed) and reloads if so.
+        Only your own user can use the socket; a client with other settings (another --ollama) or another version
+        of trove is refused and searches on its own. Ctrl-C or SIGTERM stops the server and removes the socket.
         """
     static let optionGroups = [OptionGroup("Options", CommonOptions.options)]
     static let epilogue = """
@@ -32,8 +34,12 @@ struct ServeCommand: Command {
         let index = try settings.openIndex()
         try await index.warmUp()
         let socket = WarmSearch.socketPath(forIndex: settings.indexPath)
+        // Ctrl-C or SIGTERM stops the server, which removes its socket; a second signal exits at once.
+        let stop = StopSignal()
+        Interrupts.onNext { stop.stop() }
+        defer { Interrupts.clear() }
         try await WarmSearch.serve(
-            indexPath: settings.indexPath,
+            indexPath: settings.indexPath, embedding: settings.servingIdentity, stop: stop,
             ready: { console.log("serving \(settings.indexPath) on \(socket); Ctrl-C stops") }
         ) { request in
             do {
@@ -44,6 +50,7 @@ struct ServeCommand: Command {
                 return WarmSearch.Response(error: String(describing: error))
             }
         }
-        return ExitCode.success
+        console.log("stopped; \(socket) removed")
+        return ExitCode.interrupted
     }
 }

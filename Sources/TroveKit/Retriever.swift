@@ -228,6 +228,7 @@ public final class Retriever {
 
     /// The results for `request`, best first. The embedder is not called in keyword mode.
     public func search(_ request: SearchRequest, embedder: any Embedder) async throws -> [SearchHit] {
+        try request.validate()
         guard request.mode != .keyword else { return try search(request, queryVector: nil) }
         // The embedding is a round trip to the model server; load the vectors meanwhile instead of after it.
         let text = manifest.queryPrefix + request.query

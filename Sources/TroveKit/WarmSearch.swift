@@ -1,50 +1,159 @@
 @preconcurrency import Glibc
 import Foundation
+import Synchronization
 import TroveStore
 
 /// `trove serve`'s protocol over a Unix socket beside the index (`INDEX.sock`, mode 0600): the client writes one
-/// `SearchRequest` as a JSON line, the server answers one JSON line, `{"hits": [SearchHit]}` or `{"error": "…"}`.
+/// `Envelope` (protocol version, its embedding settings, a `SearchRequest`) as a JSON line, the server answers one
+/// JSON line, `{"protocol": 2, "hits": [SearchHit]}` or `{"protocol": 2, "error": "…", "code": "…"}`.
+///
+/// Both ends treat the other as untrusted: sizes are capped, every read and write has a timeout, requests are
+/// validated before they reach the search, the socket must belong to the user on both sides (`st_uid` of the
+/// file, `SO_PEERCRED` of the connection), and each connection is read and written on a thread of its own, so a
+/// silent or slow client never delays another's search (searches themselves run one at a time, in order).
 public enum WarmSearch {
+    /// The protocol both ends speak; a client refuses any other (the server answers, the client searches alone).
+    public static let protocolVersion = 2
+
     /// The socket for the index at `indexPath`.
     public static func socketPath(forIndex indexPath: String) -> String { indexPath + ".sock" }
 
+    /// Sizes and timeouts of the protocol.
+    public struct Limits: Sendable {
+        /// The longest request line, in bytes; a longer one is refused unread.
+        public var requestBytes = 256 * 1024
+        /// The longest reply line, in bytes; a longer answer is replaced by an error.
+        public var replyBytes = 32 * 1024 * 1024
+        /// How long the server waits for a whole request, and for a reply to be taken.
+        public var ioTimeout: Duration = .seconds(5)
+        /// How long a client waits for its answer (a search behind a hung model server goes cold after this).
+        public var answerTimeout: Duration = .seconds(30)
+        /// Connections read or written at once; beyond, a new one is answered "busy" and closed.
+        public var connections = 64
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// What the client sends.
+    public struct Envelope: Codable, Sendable {
+        /// `WarmSearch.protocolVersion` of the client.
+        public var `protocol`: Int
+        /// The client's embedding settings (`Settings.servingIdentity` in the CLI): a server with other settings
+        /// refuses, so the client never gets vectors of another model server.
+        public var embedding: String
+        public var request: SearchRequest
+    }
+
     /// The server's answer.
     public struct Response: Codable, Sendable {
+        /// The server's protocol version.
+        public var `protocol`: Int?
         public var hits: [SearchHit]?
         /// The index's embedding model.
         public var model: String?
         public var error: String?
+        /// Why it was refused, for the client to act on: see `Refusal`.
+        public var code: String?
 
-        public init(hits: [SearchHit]? = nil, model: String? = nil, error: String? = nil) {
+        public init(
+            hits: [SearchHit]? = nil, model: String? = nil, error: String? = nil, code: String? = nil
+        ) {
+            self.protocol = WarmSearch.protocolVersion
             self.hits = hits
             self.model = model
             self.error = error
+            self.code = code
         }
     }
 
-    /// Asks a running `trove serve`; nil when none answers on the socket (no file, refused, or a broken answer),
-    /// so the caller searches cold instead. A server-side error is returned as `error` for the caller to judge.
-    public static func ask(_ request: SearchRequest, indexPath: String) -> Response? {
+    /// The `code`s of a refusal.
+    public enum Refusal: String, Sendable {
+        /// The request line did not parse, or was not valid (a number out of range, too long).
+        case badRequest = "bad-request"
+        /// Another protocol version.
+        case protocolMismatch = "protocol"
+        /// The client's embedding settings are not the server's.
+        case embedding
+        /// The answer was larger than `Limits.replyBytes`.
+        case tooLarge = "too-large"
+        /// Too many connections at once.
+        case busy
+    }
+
+    // MARK: Client
+
+    /// Reported at most once per process: a version mismatch or a refused socket is news once, not per search.
+    private static let warned = Mutex(Set<String>())
+
+    /// Asks a running `trove serve`; nil when none answers usefully (no file, refused, a broken or refused answer),
+    /// so the caller searches on its own instead. Why a server that exists was not used goes to `warn`, once per
+    /// process: a socket owned by someone else, another protocol version, other embedding settings. A server-side
+    /// search error is returned as `error` for the caller to judge.
+    public static func ask(
+        _ request: SearchRequest, indexPath: String, embedding: String, limits: Limits = Limits(),
+        warn: (String) -> Void = { _ in }
+    ) -> Response? {
         let path = socketPath(forIndex: indexPath)
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        func once(_ message: String) -> Response? {
+            if warned.withLock({ $0.insert(message).inserted }) { warn(message) }
+            return nil
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            return once("ignoring \(path): it is not a socket — remove it")
+        }
+        // Anyone who can create this file could read the queries and invent the answers.
+        guard info.st_uid == getuid() else {
+            return once(
+                "not using \(path): it belongs to uid \(info.st_uid), not to you (uid \(getuid())) — "
+                    + "searching without it; remove it if you did not expect another user's server")
+        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         guard connect(descriptor, path: path) else { return nil }
-        // A server stuck (say, on a hung model server) must not hang the search: after 30 s it goes cold.
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard let body = try? JSONEncoder().encode(request), send(descriptor, body + Data([0x0A])) else { return nil }
+        if let owner = peerUID(descriptor), owner != getuid() {
+            return once(
+                "not using \(path): the server behind it runs as uid \(owner), not as you (uid \(getuid())) — "
+                    + "searching without it")
+        }
+        setTimeouts(descriptor, receive: limits.answerTimeout, send: limits.ioTimeout)
+        let envelope = Envelope(protocol: protocolVersion, embedding: embedding, request: request)
+        guard let body = try? JSONEncoder().encode(envelope), send(descriptor, body + Data([0x0A])) else { return nil }
         shutdown(descriptor, Int32(SHUT_WR))
-        guard let answer = receiveAll(descriptor) else { return nil }
-        return try? JSONDecoder().decode(Response.self, from: answer)
+        guard case .line(let answer) = receiveLine(descriptor, limit: limits.replyBytes, within: limits.answerTimeout),
+            let response = try? JSONDecoder().decode(Response.self, from: answer)
+        else { return nil }
+        guard response.protocol == protocolVersion else {
+            let theirs = response.protocol.map { "protocol \($0)" } ?? "an older protocol"
+            return once(
+                "the trove serve for \(indexPath) speaks \(theirs), this trove speaks protocol \(protocolVersion) — "
+                    + "searching without it; restart trove serve")
+        }
+        if response.code == Refusal.embedding.rawValue || response.code == Refusal.protocolMismatch.rawValue {
+            return once((response.error ?? "the running trove serve refused this search") + " — searching without it")
+        }
+        return response
     }
 
-    /// Listens on the index's socket and answers requests one at a time with `answer`, until the process ends.
-    /// A stale socket file (no server behind it) is replaced; a live one is an error.
-    public static func serve(indexPath: String, ready: () -> Void, answer: (SearchRequest) async -> Response)
-        async throws
-    {
+    // MARK: Server
+
+    /// One request read and checked, waiting for its answer.
+    private struct Job: Sendable {
+        var connection: Int32
+        var request: SearchRequest
+    }
+
+    /// Listens on the index's socket until `stop` is raised (SIGINT/SIGTERM in `trove serve`), then removes the
+    /// socket and returns. Requests from several clients are read at once; `answer` runs for one at a time, in
+    /// arrival order. A stale socket file (no server behind it) is replaced; a live one is an error.
+    /// `embedding` is the server's embedding settings: a client sending others is refused, never answered.
+    public static func serve(
+        indexPath: String, embedding: String, limits: Limits = Limits(), stop: StopSignal? = nil,
+        ready: () -> Void, answer: (SearchRequest) async -> Response
+    ) async throws {
         let path = socketPath(forIndex: indexPath)
         guard path.utf8.count < 108 else {
             throw ServeError("socket path \(path) is too long for a Unix socket — move the index to a shorter path")
@@ -55,35 +164,171 @@ public enum WarmSearch {
             throw ServeError("a trove serve is already answering for \(indexPath)")
         }
         close(probe)
-        unlink(path)
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw ServeError("cannot create a socket: \(String(cString: strerror(errno)))") }
-        defer {
-            close(listener)
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+                throw ServeError("\(path) exists and is not a socket — remove it, then start trove serve again")
+            }
             unlink(path)
         }
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw ServeError("cannot create a socket: \(String(cString: strerror(errno)))") }
         // Only the owner may connect: searches return the index's private text.
         let previous = umask(0o077)
         let bound = withAddress(path) { bind(listener, $0, $1) } == 0
         umask(previous)
-        guard bound, listen(listener, 16) == 0 else {
-            throw ServeError("cannot listen on \(path): \(String(cString: strerror(errno)))")
+        guard bound, listen(listener, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(listener)
+            throw ServeError("cannot listen on \(path): \(reason)")
         }
+        defer { unlink(path) }
         ready()
-        while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                if errno == EINTR { continue }
-                throw ServeError("cannot accept on \(path): \(String(cString: strerror(errno)))")
+
+        let (jobs, queue) = AsyncStream<Job>.makeStream()
+        let gate = ConnectionGate(limit: limits.connections)
+        let stopper = stop ?? StopSignal()
+        let acceptor = Thread {
+            acceptLoop(listener, embedding: embedding, limits: limits, gate: gate, stop: stopper, queue: queue)
+        }
+        acceptor.start()
+        for await job in jobs {
+            var response = await answer(job.request)
+            var body = (try? JSONEncoder().encode(response)) ?? Data()
+            if body.count + 1 > limits.replyBytes {
+                response = Response(
+                    error: "the answer is over \(limits.replyBytes / 1_048_576) MiB — ask for fewer results",
+                    code: Refusal.tooLarge.rawValue)
+                body = (try? JSONEncoder().encode(response)) ?? Data()
             }
-            var response = Response(error: "bad request")
-            if let line = receiveAll(connection), let request = try? JSONDecoder().decode(SearchRequest.self, from: line) {
-                response = await answer(request)
+            let reply = body + Data([0x0A])
+            let connection = job.connection
+            Thread.detachNewThread {
+                _ = send(connection, reply)
+                close(connection)
+                gate.leave()
             }
-            if let body = try? JSONEncoder().encode(response) { _ = send(connection, body + Data([0x0A])) }
-            close(connection)
         }
     }
+
+    /// Accepts until `stop`, handing each connection to a reader thread; finishes `queue` and closes `listener`.
+    private static func acceptLoop(
+        _ listener: Int32, embedding: String, limits: Limits, gate: ConnectionGate, stop: StopSignal,
+        queue: AsyncStream<Job>.Continuation
+    ) {
+        defer {
+            close(listener)
+            queue.finish()
+        }
+        while !stop.isStopped {
+            // A short poll, so a raised stop is seen within a quarter second without a signal reaching this thread.
+            var waiting = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, 250)
+            if ready < 0, errno != EINTR { return }
+            guard ready > 0 else { continue }
+            let connection = accept(listener, nil, nil)
+            if connection < 0 { continue }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            setTimeouts(connection, receive: limits.ioTimeout, send: limits.ioTimeout)
+            guard gate.enter() else {
+                Thread.detachNewThread {
+                    _ = send(connection, reply(Response(error: "trove serve is busy", code: Refusal.busy.rawValue)))
+                    close(connection)
+                }
+                continue
+            }
+            Thread.detachNewThread {
+                // The 0600 mode already keeps other users out; the peer's uid is checked too, as the client does.
+                if let peer = peerUID(connection), peer != getuid() {
+                    close(connection)
+                    gate.leave()
+                    return
+                }
+                switch read(connection, embedding: embedding, limits: limits) {
+                case .success(let request):
+                    queue.yield(Job(connection: connection, request: request))
+                case .failure(let refusal):
+                    _ = send(connection, reply(refusal))
+                    close(connection)
+                    gate.leave()
+                }
+            }
+        }
+    }
+
+    /// The connection's request, decoded and validated, or the refusal to send back.
+    private static func read(_ connection: Int32, embedding: String, limits: Limits) -> Result<SearchRequest, Refused>
+    {
+        func refuse(_ code: Refusal, _ message: String) -> Result<SearchRequest, Refused> {
+            .failure(Refused(response: Response(error: message, code: code.rawValue)))
+        }
+        let line: Data
+        switch receiveLine(connection, limit: limits.requestBytes, within: limits.ioTimeout) {
+        case .line(let data): line = data
+        case .tooLong: return refuse(.badRequest, "request is over \(limits.requestBytes) bytes")
+        case .failed: return refuse(.badRequest, "no request within \(limits.ioTimeout)")
+        }
+        return decode(line, embedding: embedding)
+    }
+
+    /// A request line checked as the server checks it: JSON, the protocol version, the embedding settings, then
+    /// every field's range. Public so the fuzz target and the tests exercise exactly the server's checks.
+    public static func decode(_ line: Data, embedding: String) -> Result<SearchRequest, Refused> {
+        func refuse(_ code: Refusal, _ message: String) -> Result<SearchRequest, Refused> {
+            .failure(Refused(response: Response(error: message, code: code.rawValue)))
+        }
+        struct Version: Decodable { var `protocol`: Int? }
+        guard let version = try? JSONDecoder().decode(Version.self, from: line) else {
+            return refuse(.badRequest, "bad request: not a JSON object")
+        }
+        guard version.protocol == protocolVersion else {
+            return refuse(
+                .protocolMismatch,
+                "this trove serve speaks protocol \(protocolVersion), the client \(version.protocol.map(String.init) ?? "an older one")")
+        }
+        let envelope: Envelope
+        do {
+            envelope = try JSONDecoder().decode(Envelope.self, from: line)
+        } catch {
+            return refuse(.badRequest, "bad request: \(Self.describe(error))")
+        }
+        guard envelope.embedding == embedding else {
+            return refuse(
+                .embedding,
+                "the running trove serve embeds with \(embedding), this search asked for \(envelope.embedding)")
+        }
+        do {
+            try envelope.request.validate()
+        } catch {
+            return refuse(.badRequest, "bad request: \(error.message)")
+        }
+        return .success(envelope.request)
+    }
+
+    /// A refusal to send back instead of an answer.
+    public struct Refused: Error, Sendable {
+        public var response: Response
+    }
+
+    /// A decoding error in one line, without Foundation's long debug text.
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "missing field '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.dataCorrupted(let context):
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return field.isEmpty ? "not a valid request" : "bad value for '\(field)'"
+        default: return "not a valid request"
+        }
+    }
+
+    private static func reply(_ refused: Refused) -> Data { reply(refused.response) }
+
+    private static func reply(_ response: Response) -> Data {
+        ((try? JSONEncoder().encode(response)) ?? Data()) + Data([0x0A])
+    }
+
+    // MARK: Sockets
 
     private static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         var address = sockaddr_un()
@@ -101,6 +346,26 @@ public enum WarmSearch {
         descriptor >= 0 && withAddress(path) { Glibc.connect(descriptor, $0, $1) } == 0
     }
 
+    /// The uid of the process at the other end of a Unix socket (`SO_PEERCRED`), nil when the kernel won't say.
+    private static func peerUID(_ descriptor: Int32) -> uid_t? {
+        // `struct ucred` (pid, uid, gid: three 32-bit fields) is hidden behind _GNU_SOURCE in Glibc's module.
+        var credentials = [UInt32](repeating: 0, count: 3)
+        var length = socklen_t(12)
+        let got = credentials.withUnsafeMutableBytes {
+            getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, $0.baseAddress, &length)
+        }
+        guard got == 0, length == 12 else { return nil }
+        return credentials[1]
+    }
+
+    private static func setTimeouts(_ descriptor: Int32, receive: Duration, send: Duration) {
+        for (option, duration) in [(SO_RCVTIMEO, receive), (SO_SNDTIMEO, send)] {
+            let parts = duration.components
+            var value = timeval(tv_sec: Int(parts.seconds), tv_usec: Int(parts.attoseconds / 1_000_000_000_000))
+            setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
     private static func send(_ descriptor: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
             var done = 0
@@ -114,20 +379,50 @@ public enum WarmSearch {
         }
     }
 
-    /// Everything up to the first newline or the end of the stream.
-    private static func receiveAll(_ descriptor: Int32) -> Data? {
+    private enum Received {
+        case line(Data)
+        case tooLong
+        case failed
+    }
+
+    /// Everything up to the first newline or the end of the stream, at most `limit` bytes, within `within` in all
+    /// (each `recv` is also bounded by the socket's receive timeout), so a client trickling bytes is cut off too.
+    private static func receiveLine(_ descriptor: Int32, limit: Int, within: Duration) -> Received {
+        let deadline = ContinuousClock.now + within
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let got = recv(descriptor, &buffer, buffer.count, 0)
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { return nil }
+            guard got >= 0 else { return .failed }
             if got == 0 { break }
+            if let newline = buffer[..<got].firstIndex(of: 0x0A) {
+                data.append(buffer, count: newline)
+                break
+            }
             data.append(buffer, count: got)
-            if buffer[..<got].contains(0x0A) { break }
+            if data.count > limit { return .tooLong }
+            if ContinuousClock.now > deadline { return .failed }
         }
-        return data.isEmpty ? nil : data
+        if data.count > limit { return .tooLong }
+        return data.isEmpty ? .failed : .line(data)
     }
+}
+
+/// Counts connections being read or written, up to a limit.
+private final class ConnectionGate: Sendable {
+    private let count = Mutex(0)
+    private let limit: Int
+    init(limit: Int) { self.limit = limit }
+    /// Takes a place; false when all are taken.
+    func enter() -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+    func leave() { count.withLock { $0 -= 1 } }
 }
 
 /// Why `trove serve` cannot listen.

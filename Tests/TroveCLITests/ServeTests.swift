@@ -73,7 +73,19 @@ struct ServeTests {
         #expect(after.output == notes.path + "/kayak.md\n")
         #expect(server.log.contains("the index changed: reloading"))
 
+        // Other embedding settings (here another --ollama) are refused by the server: this search gets its own
+        // answer, here a model server that is not running, never the server's hits.
+        let closed = try ClosedPort()
+        let elsewhere = await trove(
+            ["search", "--ollama", "127.0.0.1:\(closed.port)", "kayak paddle feathering"], index: index, server: ollama)
+        #expect(elsewhere.status == 69)
+        #expect(elsewhere.output.isEmpty)
+        #expect(elsewhere.error.hasPrefix("the running trove serve embeds with ollama at "))
+
         server.stop()
+        // SIGTERM stops the server, which removes its socket.
+        #expect(!FileManager.default.fileExists(atPath: index + ".sock"))
+        #expect(server.log.contains("stopped; \(index).sock removed"))
         let fallback = await trove(["search", "-l", "-n", "1", "kayak paddle feathering"], index: index, server: ollama)
         #expect(fallback.status == 0)
         #expect(fallback.output == notes.path + "/kayak.md\n")

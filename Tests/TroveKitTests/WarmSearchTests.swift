@@ -1,0 +1,263 @@
+@preconcurrency import Glibc
+import Foundation
+import Synchronization
+import Testing
+import TroveKit
+import TroveTestSupport
+
+/// A counter a `@Sendable` closure can bump.
+private final class Count: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// A `WarmSearch.serve` in this process, answering every valid request with one fixed hit.
+private final class Server: Sendable {
+    let folder: TemporaryDirectory
+    let indexPath: String
+    let stop = StopSignal()
+    let answered = Count()
+    private let task: Task<Void, any Error>
+    static let embedding = "ollama at http://127.0.0.1:11434, built-in models in /m"
+
+    init(limits: WarmSearch.Limits = WarmSearch.Limits()) async throws {
+        folder = try TemporaryDirectory()
+        indexPath = folder.path + "/i.sqlite"
+        let (path, stop, answered) = (indexPath, stop, answered)
+        let started = AsyncStream<Void>.makeStream()
+        task = Task.detached {
+            try await WarmSearch.serve(
+                indexPath: path, embedding: Server.embedding, limits: limits, stop: stop,
+                ready: { started.continuation.yield() }
+            ) { request in
+                answered.value.add(1, ordering: .relaxed)
+                var hit = SearchHit(
+                    rank: 1, chunkID: 7, rootPath: "/r", relativePath: "a.md", startLine: 1, endLine: 2, heading: "",
+                    score: 0.5, text: request.query)
+                hit.documentID = 3
+                return WarmSearch.Response(hits: [hit], model: "m")
+            }
+        }
+        for await _ in started.stream { break }
+    }
+
+    var socketPath: String { WarmSearch.socketPath(forIndex: indexPath) }
+
+    func finish() async throws {
+        stop.stop()
+        try await task.value
+    }
+}
+
+/// Sends `bytes` on a fresh connection (optionally nothing, or only part) and reads the reply line.
+private func exchange(_ path: String, _ bytes: [UInt8], closeWrite: Bool = true) -> Data {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard connected == 0 else { return Data() }
+    var timeout = timeval(tv_sec: 20, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var sent = 0
+    while sent < bytes.count {
+        let put = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if put <= 0 { break }
+        sent += put
+    }
+    if closeWrite { shutdown(descriptor, Int32(SHUT_WR)) }
+    var reply = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let got = recv(descriptor, &buffer, buffer.count, 0)
+        if got <= 0 { break }
+        reply += buffer[..<got]
+    }
+    return Data(reply)
+}
+
+/// A reply line as a JSON object.
+private func object(_ data: Data) -> [String: Any]? {
+    (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+}
+
+private func envelope(_ request: String, protocol version: Int = WarmSearch.protocolVersion) -> [UInt8] {
+    Array(#"{"protocol": \#(version), "embedding": "\#(Server.embedding)", "request": \#(request)}"#.utf8) + [0x0A]
+}
+
+/// A valid request's fields as raw JSON, in order.
+private let fields: [(String, String)] = [
+    ("query", #""q""#), ("mode", #""keyword""#), ("limit", "5"), ("minScore", "null"), ("filter", #"{"pathGlobs": [], "extensions": [], "roots": []}"#), ("groupByDocument", "true"),
+    ("candidateDepth", "10"), ("fusionConstant", "10"), ("keywordWeight", "0.5"), ("quantized", "false"),
+]
+
+/// The request with `key` set to the raw JSON `value`.
+private func request(_ key: String = "", _ value: String = "") -> String {
+    "{" + fields.map { "\"\($0.0)\": \($0.0 == key ? value : $0.1)" }.joined(separator: ", ") + "}"
+}
+
+private let valid = request()
+
+/// Runs `body` on a thread of its own (blocking socket calls must not hold the test pool).
+private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in Thread.detachNewThread { continuation.resume(returning: body()) } }
+}
+
+@Suite("trove serve's socket treats clients as untrusted")
+struct WarmSearchTests {
+    @Test(
+        "out-of-range numbers get an error reply and the server keeps answering",
+        arguments: [
+            ("fusionConstant", "-1", "bad request: the fusion constant must be a number from 0 to 1000000, got -1.0"),
+            ("limit", "1000000000", "bad request: limit must be from 0 to 10000, got 1000000000"),
+            ("limit", "-3", "bad request: limit must be from 0 to 10000, got -3"),
+            ("candidateDepth", "0", "bad request: candidate depth must be from 1 to 100000, got 0"),
+            ("minScore", "7", "bad request: min_score must be a number from -1 to 1, got 7.0"),
+            ("keywordWeight", "1e300", "bad request: the keyword weight must be a number from 0 to 1000000, got 1e+300"),
+            // Foundation's decoder calls an integer field holding 1e30 invalid JSON, without a path.
+            ("limit", "1e30", "bad request: not a valid request"),
+            ("mode", #""psychic""#, "bad request: bad value for 'request.mode'"),
+            ("query", "null", "bad request: bad value for 'request.query'"),
+        ])
+    func validation(key: String, value: String, message: String) async throws {
+        let server = try await Server()
+        let request = request(key, value)
+        let path = server.socketPath
+        let refused = object(await blocking { exchange(path, envelope(request)) })
+        #expect(refused?["error"] as? String == message)
+        #expect(refused?["code"] as? String == "bad-request")
+        #expect(server.answered.value.load(ordering: .relaxed) == 0)
+        let answered = object(await blocking { exchange(path, envelope(valid)) })
+        #expect((answered?["hits"] as? [Any])?.count == 1)
+        try await server.finish()
+    }
+
+    @Test("garbage, an old-protocol request and an oversized one are refused with a reason")
+    func refusals() async throws {
+        var limits = WarmSearch.Limits()
+        limits.requestBytes = 4096
+        let server = try await Server(limits: limits)
+        let path = server.socketPath
+        let garbage = object(await blocking { exchange(path, Array("\u{1}\u{2}not json\n".utf8)) })
+        #expect(garbage?["code"] as? String == "bad-request")
+        let old = object(await blocking { exchange(path, Array(valid.utf8) + [0x0A]) })
+        #expect(old?["code"] as? String == "protocol")
+        #expect(old?["protocol"] as? Int == WarmSearch.protocolVersion)
+        let huge = object(await blocking { exchange(path, [UInt8](repeating: 0x20, count: 1_000_000)) })
+        #expect(huge?["error"] as? String == "request is over 4096 bytes")
+        let other = object(await blocking { exchange(path, envelope(valid).replacingPrefixOfEmbedding()) })
+        #expect(other?["code"] as? String == "embedding")
+        #expect(server.answered.value.load(ordering: .relaxed) == 0)
+        try await server.finish()
+    }
+
+    @Test("a client that connects and sends nothing does not delay another client's search")
+    func silentClient() async throws {
+        var limits = WarmSearch.Limits()
+        limits.ioTimeout = .seconds(3)
+        let server = try await Server(limits: limits)
+        let path = server.socketPath
+        // Three silent connections, held open while a real search runs.
+        let silent = (0..<3).map { _ in socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) }
+        for descriptor in silent {
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+            }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+        defer { silent.forEach { close($0) } }
+        let start = ContinuousClock.now
+        let indexPath = server.indexPath
+        let response = await blocking {
+            WarmSearch.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: Server.embedding)
+        }
+        #expect(response?.hits?.first?.text == "q")
+        // Served while the silent ones wait out their 3 s: well under it, however loaded the machine.
+        #expect(ContinuousClock.now - start < .seconds(2.5))
+        try await server.finish()
+    }
+
+    @Test("a client with other embedding settings or another protocol searches on its own, told once why")
+    func clientRefusals() async throws {
+        let server = try await Server()
+        let indexPath = server.indexPath
+        let warnings = Mutex<[String]>([])
+        for _ in 0..<2 {
+            let response = await blocking {
+                WarmSearch.ask(
+                    SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: "ollama at http://other:1",
+                    warn: { message in warnings.withLock { $0.append(message) } })
+            }
+            #expect(response == nil)
+        }
+        #expect(
+            warnings.withLock { $0 } == [
+                "the running trove serve embeds with \(Server.embedding), this search asked for "
+                    + "ollama at http://other:1 — searching without it"
+            ])
+        try await server.finish()
+    }
+
+    @Test("a socket owned by another user is not used, and the client says why")
+    func foreignSocket() async throws {
+        let server = try await Server()
+        let indexPath = server.indexPath
+        let path = server.socketPath
+        // Only root can give the socket away; a plain user's run checks the same path in `clientRefusals`.
+        guard getuid() == 0 else {
+            withKnownIssue("needs root to chown the socket to another user") { Issue.record("skipped") }
+            try await server.finish()
+            return
+        }
+        #expect(chown(path, 65534, 65534) == 0)
+        let warnings = Mutex<[String]>([])
+        let response = await blocking {
+            WarmSearch.ask(
+                SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: Server.embedding,
+                warn: { message in warnings.withLock { $0.append(message) } })
+        }
+        #expect(response == nil)
+        #expect(
+            warnings.withLock { $0 } == [
+                "not using \(path): it belongs to uid 65534, not to you (uid 0) — searching without it; "
+                    + "remove it if you did not expect another user's server"
+            ])
+        #expect(server.answered.value.load(ordering: .relaxed) == 0)
+        try await server.finish()
+    }
+
+    @Test("stopping the server removes its socket")
+    func stopRemovesSocket() async throws {
+        let server = try await Server()
+        #expect(FileManager.default.fileExists(atPath: server.socketPath))
+        try await server.finish()
+        #expect(!FileManager.default.fileExists(atPath: server.socketPath))
+    }
+
+    @Test("decode checks the same things the server does", arguments: ["", "{}", "[]", "null", #"{"protocol": 2}"#])
+    func decodeRefuses(line: String) {
+        guard case .failure = WarmSearch.decode(Data(line.utf8), embedding: Server.embedding) else {
+            Issue.record("accepted \(line)")
+            return
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The same envelope with another embedding string.
+    fileprivate func replacingPrefixOfEmbedding() -> [UInt8] {
+        Array(String(decoding: self, as: UTF8.self).replacingOccurrences(of: "/m\"", with: "/elsewhere\"").utf8)
+    }
+}
