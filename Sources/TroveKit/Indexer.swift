@@ -70,6 +70,9 @@ public final class Indexer {
     /// Runs one indexing pass over `options.roots` and returns what it did.
     public func run(_ options: IndexOptions, report: (IndexEvent) -> Void) async throws -> IndexSummary {
         let started = ContinuousClock.now
+        // One writer at a time: a second `trove index` (say, during --reembed) is refused, naming the first.
+        let lock = try store.lockForWriting()
+        defer { lock.release() }
         let existing = try store.manifest()
         if let existing, !options.reembed {
             // A model mismatch is known before asking Ollama anything, and is the more useful message.
@@ -101,7 +104,8 @@ public final class Indexer {
                 dimension: info.dimension, batchSize: max(1, options.batchSize)),
             documentPrefix: proposed.documentPrefix, chunker: Chunker(configuration: chunker),
             batchSize: max(1, options.batchSize), jobs: max(1, options.jobs),
-            maxDocuments: max(1, options.maxDocumentsPerTransaction), stop: options.stop)
+            maxDocuments: max(1, options.maxDocumentsPerTransaction), stop: options.stop,
+            generation: try store.vectorGeneration())
         if options.reembed, existing != nil {
             try await run.reembed(manifest: proposed, report: report)
         }
@@ -204,6 +208,8 @@ private struct Run {
     let jobs: Int
     let maxDocuments: Int
     let stop: StopSignal?
+    /// The vector generation this run embeds for; every transaction checks it is still current.
+    var generation: Int64
     var summary = IndexSummary()
     var filesDone = 0
 
@@ -302,6 +308,7 @@ private struct Run {
         let gone = existing.filter { !present.contains($0.key) }
         if !gone.isEmpty {
             try store.inTransaction {
+                try store.checkGeneration(generation)
                 for document in gone.values { try store.deleteDocument(id: document.id) }
             }
             summary.removedDocuments += gone.count
@@ -365,6 +372,8 @@ private struct Run {
         var written: [(Item, change: DocumentChange, reused: Int)] = []
         var skipped: [String] = []
         try store.inTransaction {
+            // Vectors of this run's model must not land in an index re-embedded meanwhile with another one.
+            try store.checkGeneration(generation)
             var claimed = Set<String>()
             for item in batch.items {
                 guard let chunks = item.chunks else {
@@ -459,7 +468,15 @@ private struct Run {
                 return
             }
             let chunks = try store.chunksToReembed(afterID: after, limit: batchSize)
-            guard let last = chunks.last else { break }
+            guard let last = chunks.last else {
+                // Chunks added behind the cursor meanwhile get one more pass from the start; the swap below also
+                // refuses while any chunk is unstaged.
+                if after > 0, try !store.chunksToReembed(afterID: 0, limit: 1).isEmpty {
+                    after = 0
+                    continue
+                }
+                break
+            }
             after = last.id
             let texts = chunks.map { chunk in
                 documentPrefix + (chunk.heading.isEmpty ? chunk.text : chunk.heading + "\n\n" + chunk.text)
@@ -483,12 +500,16 @@ private struct Run {
                             + "fix or remove that text, then run trove index --reembed again")
                 }
             }
-            try store.inTransaction { try store.stageVectors(rows) }
+            try store.inTransaction {
+                try store.checkGeneration(generation)
+                try store.stageVectors(rows)
+            }
             summary.chunksReembedded += rows.count
             summary.chunksEmbedded += rows.count
             report(.progress(filesDone: 0, filesTotal: 0, chunksEmbedded: summary.chunksEmbedded))
         }
         try store.finishReembedding(manifest: manifest)
+        generation = try store.vectorGeneration()
     }
 }
 

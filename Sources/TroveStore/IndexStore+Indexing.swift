@@ -182,11 +182,22 @@ extension IndexStore {
         }
     }
 
-    /// Swaps the staged vectors in for every chunk and writes `manifest`, in one transaction; then drops the
-    /// staging tables. Chunks without a staged vector (added meanwhile by another run) lose their old vector,
-    /// which a later run would not redo; so callers stage every chunk first.
+    /// Swaps the staged vectors in for every chunk, writes `manifest` and adds one to the generation, in one
+    /// transaction; then drops the staging tables. Refused while any chunk has no staged vector (added meanwhile
+    /// by another writer): swapping then would leave it without a vector.
     public func finishReembedding(manifest: IndexManifest) throws {
         try database.transaction {
+            let unstaged =
+                try database.scalarInt(
+                    "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM reembed_vectors)") ?? 0
+            guard unstaged == 0 else {
+                throw StoreError(
+                    code: .concurrentChange,
+                    message: "the re-embed of \(path) is not complete: \(unstaged) "
+                        + (unstaged == 1 ? "chunk has" : "chunks have")
+                        + " no new vector yet — run trove index --reembed again to finish it")
+            }
+            let generation = try vectorGeneration()
             try database.execute(
                 """
                 DELETE FROM reembed_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks);
@@ -196,6 +207,7 @@ extension IndexStore {
                 DROP TABLE reembed_state;
                 """)
             try writeManifest(manifest)
+            try setVectorGeneration(generation + 1)
         }
     }
 

@@ -108,7 +108,8 @@ public final class IndexStore {
         ]
         if let digest = manifest.modelDigest { pairs.append((keys.modelDigest, digest)) }
         try database.transaction {
-            try database.execute("DELETE FROM manifest")
+            // The generation is not part of the fingerprint: it counts vector swaps, and survives a rewrite.
+            try database.execute("DELETE FROM manifest WHERE key != 'generation'")
             for (key, value) in pairs {
                 try database.withStatement("INSERT INTO manifest (key, value) VALUES (?, ?)") { statement in
                     try statement.bind(key, at: 1)

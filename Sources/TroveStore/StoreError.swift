@@ -7,6 +7,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         case missingIndex, cannotOpen
         case sqlite(Int32)
         case corruptVector, schemaTooNew
+        /// Another process is writing the index (the advisory writer lock is taken).
+        case locked
+        /// The index changed under a writer in a way that makes its work invalid (re-embedded meanwhile), or a
+        /// re-embed is not complete.
+        case concurrentChange
     }
 
     /// What went wrong.

@@ -179,13 +179,6 @@ extension IndexStore {
     /// Where the flat copy of the matrix lives.
     public var vectorCachePath: String { path + ".vectors" }
 
-    /// Changes whenever the index's chunks (and so its vectors) change: their count and highest id, ids never being
-    /// reused. Two index lookups; `trove serve` compares it before each search to know when to reload.
-    public func contentVersion() throws -> [Int64] {
-        [try database.scalarInt("SELECT count(*) FROM chunks") ?? 0,
-         try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0]
-    }
-
     /// Whether the index holds any vector, without counting them (a count reads every vector page).
     public func hasVectors() throws -> Bool {
         try database.scalarInt("SELECT EXISTS (SELECT 1 FROM vectors)") == 1
@@ -211,9 +204,10 @@ extension IndexStore {
         let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)
         let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        // The generation too: a re-embed replaces every vector but keeps the chunk count and ids.
         let text = [
             manifest.embedder, manifest.model, manifest.modelDigest ?? "", String(manifest.chunkerVersion),
-            manifest.chunkerParameters, manifest.queryPrefix, manifest.documentPrefix,
+            manifest.chunkerParameters, manifest.queryPrefix, manifest.documentPrefix, String(try vectorGeneration()),
         ].joined(separator: "\u{0}")
         for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         var info = stat()

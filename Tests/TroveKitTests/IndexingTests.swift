@@ -311,6 +311,27 @@ struct FingerprintTests {
     }
 }
 
+@Suite("One writer at a time")
+struct WriterLockTests {
+    @Test("indexing while another writer holds the index's lock is refused, naming it; nothing is written")
+    func secondWriter() async throws {
+        let fixture = try IndexingFixture()
+        try fixture.write("a.md", "# A\n\na note\n")
+        let store = try IndexStore(path: fixture.indexPath, createIfMissing: true)
+        let lock = try store.lockForWriting()
+        do {
+            _ = try await fixture.index()
+            Issue.record("a second writer must be refused")
+        } catch let error as StoreError {
+            #expect(error.code == .locked)
+            #expect(error.message.hasPrefix("another trove process (pid \(getpid())) is writing index "))
+        }
+        #expect(try store.manifest() == nil)
+        lock.release()
+        #expect(try await fixture.index().summary.newDocuments == 1)
+    }
+}
+
 @Suite("Files that change under the indexer")
 struct ChangingFilesTests {
     @Test("a file that vanishes between the crawl and its reading is skipped and reported, not fatal")

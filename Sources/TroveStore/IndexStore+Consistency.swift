@@ -1,0 +1,106 @@
+import CSQLite
+@preconcurrency import Glibc
+
+/// What keeps several processes on one index consistent: one writer at a time (an advisory lock beside the index),
+/// a generation number that changes whenever every vector is replaced (`--reembed`), and `PRAGMA data_version`,
+/// which tells a long-lived reader in O(1) that another connection committed anything.
+extension IndexStore {
+    /// The manifest row that counts vector swaps; absent means 0.
+    static let generationKey = "generation"
+
+    /// How many times every vector was replaced at once (each finished re-embed adds one). A writer notes it when
+    /// it starts and checks it in every transaction, so vectors of the old model never land in a re-embedded index.
+    public func vectorGeneration() throws -> Int64 {
+        try database.withStatement("SELECT value FROM manifest WHERE key = ?") { statement in
+            try statement.bind(Self.generationKey, at: 1)
+            guard try statement.step() else { return 0 }
+            let text = statement.string(0)
+            guard let value = Int64(text), value >= 0 else {
+                throw StoreError.damaged(
+                    path: path, reason: "its manifest's generation is \"\(text)\", not a number", code: SQLITE_CORRUPT)
+            }
+            return value
+        }
+    }
+
+    /// Throws when the index was re-embedded since a writer read `expected` (call inside its transaction).
+    public func checkGeneration(_ expected: Int64) throws {
+        let now = try vectorGeneration()
+        guard now == expected else {
+            throw StoreError(
+                code: .concurrentChange,
+                message: "index \(path) was re-embedded by another run while this one was writing "
+                    + "(generation \(expected) became \(now)); nothing of this batch was saved — run the command again")
+        }
+    }
+
+    /// Sets the generation (inside the transaction that swaps the vectors).
+    func setVectorGeneration(_ value: Int64) throws {
+        try database.withStatement("INSERT OR REPLACE INTO manifest (key, value) VALUES (?, ?)") { statement in
+            try statement.bind(Self.generationKey, at: 1)
+            try statement.bind(String(value), at: 2)
+            try statement.run()
+        }
+    }
+
+    /// Changes whenever another connection commits to the index (`PRAGMA data_version`): one call, no table read.
+    /// `trove serve` compares it before each search to know when to reload; its own connection only reads.
+    public func contentVersion() throws -> [Int64] {
+        [try database.scalarInt("PRAGMA data_version") ?? 0]
+    }
+
+    /// Where the writer lock lives: a small file beside the index holding the pid of the process that has it.
+    public var writerLockPath: String { path + ".lock" }
+
+    /// Takes the index's advisory writer lock (`flock` on `INDEX.lock`), or throws naming the process holding it.
+    /// Held until the returned lock is released or deallocated, or the process ends (the kernel drops it then,
+    /// so a killed writer never leaves the index locked).
+    public func lockForWriting() throws -> WriterLock {
+        try WriterLock(path: writerLockPath, indexPath: path)
+    }
+}
+
+/// The advisory lock one writing process holds on an index; released on `release()`, deinit or process exit.
+public final class WriterLock: @unchecked Sendable {
+    // @unchecked: the descriptor is only closed once, under `released`'s guard, by the owner.
+    private var descriptor: Int32
+
+    init(path: String, indexPath: String) throws {
+        // O_NOFOLLOW: a symlink planted under this name in a shared folder is refused, not followed.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(
+                code: .cannotOpen, message: "cannot open the writer lock \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = Self.holder(descriptor)
+            close(descriptor)
+            let who = holder.map { "trove process (pid \($0))" } ?? "trove process"
+            throw StoreError(
+                code: .locked,
+                message: "another \(who) is writing index \(indexPath) — wait for it to finish, or stop it")
+        }
+        self.descriptor = descriptor
+        // Who holds it, for the message above; the lock itself is the flock, not this text.
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// The pid written by the holder, if readable.
+    private static func holder(_ descriptor: Int32) -> Int32? {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard got > 0 else { return nil }
+        return Int32(String(decoding: bytes[..<got], as: UTF8.self).split(separator: "\n").first ?? "")
+    }
+
+    /// Gives the lock up.
+    public func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)  // closing the last descriptor drops the flock
+        descriptor = -1
+    }
+
+    deinit { release() }
+}

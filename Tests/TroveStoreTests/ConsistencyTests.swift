@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TroveTestSupport
+
+@testable import TroveStore
+
+/// Several processes on one index: one writer at a time, readers that notice every commit, and a re-embed that
+/// never mixes vectors of two models.
+@Suite("Writers and readers of one index")
+struct ConsistencyTests {
+    private func filled(_ directory: TemporaryDirectory, documents: Int = 3) throws -> IndexStore {
+        let store = try makeStore(in: directory)
+        let root = try store.rootID(forPath: "/r")
+        try store.inTransaction {
+            for index in 0..<documents {
+                try store.replaceDocument(
+                    document(root, "doc\(index).md"), chunks: (0..<2).map { chunk($0, "text \(index) \($0)") })
+            }
+        }
+        return store
+    }
+
+    /// Stages a vector for every chunk (or every one but the last) of `store`.
+    private func stageAll(_ store: IndexStore, leavingOut: Int = 0) throws {
+        try store.beginReembedding(fresh: true)
+        let chunks = try store.chunksToReembed(afterID: 0, limit: 1000).dropLast(leavingOut)
+        try store.inTransaction {
+            try store.stageVectors(chunks.map { ($0.id, [0, 0, 1, 0]) })
+        }
+    }
+
+    @Test("a second writer is refused while the lock is held, naming the holder's pid; released, it is free")
+    func writerLock() throws {
+        let directory = try TemporaryDirectory()
+        let store = try filled(directory)
+        let lock = try store.lockForWriting()
+        #expect(FileSystem.permissions(store.writerLockPath) == 0o600)
+        let other = try IndexStore(path: store.path, createIfMissing: false)
+        let refused = #expect(throws: StoreError.self) { try other.lockForWriting() }
+        #expect(refused?.code == .locked)
+        #expect(
+            refused?.message
+                == "another trove process (pid \(getpid())) is writing index \(store.path) — "
+                + "wait for it to finish, or stop it")
+        lock.release()
+        let second = try other.lockForWriting()
+        second.release()
+    }
+
+    @Test("finishing a re-embed is refused while a chunk has no staged vector, and nothing changes")
+    func unstagedChunk() throws {
+        let directory = try TemporaryDirectory()
+        let store = try filled(directory)
+        try stageAll(store, leavingOut: 1)
+        let before = try store.loadVectors()
+        let refused = #expect(throws: StoreError.self) {
+            try store.finishReembedding(manifest: sampleManifest(dimension: 4))
+        }
+        #expect(refused?.code == .concurrentChange)
+        #expect(
+            refused?.message
+                == "the re-embed of \(store.path) is not complete: 1 chunk has no new vector yet — "
+                + "run trove index --reembed again to finish it")
+        #expect(try store.loadVectors().values == before.values)
+        #expect(try store.vectorGeneration() == 0)
+    }
+
+    @Test("a finished re-embed adds one to the generation; a writer that started before it is stopped")
+    func generation() throws {
+        let directory = try TemporaryDirectory()
+        let store = try filled(directory)
+        let started = try store.vectorGeneration()
+        try stageAll(store)
+        try store.finishReembedding(manifest: sampleManifest(dimension: 4))
+        #expect(try store.vectorGeneration() == started + 1)
+        // Rewriting the manifest keeps the count.
+        try store.writeManifest(sampleManifest(dimension: 4))
+        #expect(try store.vectorGeneration() == started + 1)
+        #expect(throws: StoreError.self) { try store.inTransaction { try store.checkGeneration(started) } }
+        try store.checkGeneration(started + 1)
+    }
+
+    @Test("a reader's content version changes on any other connection's commit, a re-embed included")
+    func readerSeesEveryCommit() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try filled(directory)
+        let reader = try IndexStore(path: writer.path, createIfMissing: false)
+        var seen = try reader.contentVersion()
+        #expect(try reader.contentVersion() == seen)  // nothing committed: unchanged
+        try stageAll(writer)
+        try writer.finishReembedding(manifest: sampleManifest(dimension: 4))
+        // Same chunk count and highest id as before: only a commit counter can tell.
+        #expect(try reader.contentVersion() != seen)
+        seen = try reader.contentVersion()
+        try writer.inTransaction { try writer.writeManifest(sampleManifest(dimension: 4)) }
+        #expect(try reader.contentVersion() != seen)
+    }
+
+    @Test("after a re-embed that keeps every chunk id, the vector cache is rebuilt with the new vectors")
+    func cacheAfterReembed() throws {
+        let directory = try TemporaryDirectory()
+        let store = try filled(directory)
+        let old = try store.loadVectorsCached()
+        _ = try store.loadVectorsCached()  // a cache hit: the file is current
+        try stageAll(store)
+        try store.finishReembedding(manifest: sampleManifest(dimension: 4))
+        let new = try store.loadVectorsCached()
+        #expect(new.chunkIDs == old.chunkIDs)
+        #expect(new.values == [Float](repeating: 0, count: new.chunkIDs.count * 4).enumerated().map {
+            $0.offset % 4 == 2 ? 1 : 0
+        })
+    }
+}
