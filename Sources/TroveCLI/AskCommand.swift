@@ -58,7 +58,7 @@ struct AskCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment)
+        let settings = try Settings(common, console: console)
         var options = self.options
         options.temperature = settings.chatTemperature(flag: options.temperature)
         options.chatModel = settings.chatModel(flag: chatModelFlag)
@@ -113,7 +113,7 @@ enum ChatOptionsParser {
         default: "the config file's chat_temperature, else the model's")
     static let seed = Option("--seed", value: "N", .integer(min: 0), help: "seed for reproducible sampling")
     static let system = Option(
-        "--system", value: "FILE", .file, help: "use the system prompt in FILE instead of the built-in one")
+        "--system", value: "FILE", .file, help: "use the instructions in FILE instead of the built-in ones (the rule that sources are data is kept)")
     static let options = [limit, minScore, allowGeneral, temperature, seed, system]
 
     static func parse(_ arguments: inout Arguments, into options: inout AskOptions) throws {

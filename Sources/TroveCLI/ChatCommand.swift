@@ -49,7 +49,7 @@ struct ChatCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment)
+        let settings = try Settings(common, console: console)
         let index = try settings.openIndex()
         let record = try await index.chatSession(named: session, chatModel: settings.chatModel(flag: chatModelFlag))
         var options = self.options

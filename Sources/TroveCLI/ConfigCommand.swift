@@ -48,7 +48,7 @@ struct ConfigCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment, apiKey: apiKey)
+        let settings = try Settings(common, console: console, apiKey: apiKey)
         let entries = settings.entries(common: common, embedModelFlag: model, chatModelFlag: chatModel)
         if json {
             struct Item: Encodable {

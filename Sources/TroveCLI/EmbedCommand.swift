@@ -37,7 +37,7 @@ struct EmbedCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment)
+        let settings = try Settings(common, console: console)
         let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model)
         let vectors = try await embedder.embed(texts)
         for (text, vector) in zip(texts, vectors) {

@@ -96,7 +96,7 @@ struct IndexCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment)
+        let settings = try Settings(common, console: console)
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
         let isNew = !FileManager.default.fileExists(atPath: settings.indexPath)
         if isNew && roots.isEmpty {

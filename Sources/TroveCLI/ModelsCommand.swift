@@ -51,7 +51,7 @@ struct ModelsCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment, apiKey: apiKey)
+        let settings = try Settings(common, console: console, apiKey: apiKey)
         let client = settings.client
         var rows: [Row] = []
         for summary in try await client.tags().sorted(by: { $0.name < $1.name }) {

@@ -38,7 +38,7 @@ struct PullCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let client = try Settings(common, environment: console.environment, apiKey: apiKey).client
+        let client = try Settings(common, console: console, apiKey: apiKey).client
         let terminal = console.error.isTerminal
         let line = ProgressLine(stream: console.error, enabled: terminal)
         let model = self.model

@@ -28,7 +28,7 @@ struct RmCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let client = try Settings(common, environment: console.environment, apiKey: apiKey).client
+        let client = try Settings(common, console: console, apiKey: apiKey).client
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
                 throw UsageError(

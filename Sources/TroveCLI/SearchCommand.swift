@@ -214,7 +214,7 @@ struct SearchCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment)
+        let settings = try Settings(common, console: console)
         var request = self.request
         request.limit = settings.searchLimit(flag: limitFlag)
         // A running `trove serve` answers without loading the vectors; anything unusual (no server, an error, no

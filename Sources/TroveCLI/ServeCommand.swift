@@ -29,7 +29,7 @@ struct ServeCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment)
+        let settings = try Settings(common, console: console)
         // The index notices another process's changes itself (a cheap version check per search) and reloads.
         let index = try settings.openIndex()
         try await index.warmUp()

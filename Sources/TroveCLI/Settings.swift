@@ -1,5 +1,6 @@
 import Foundation
 import Ollama
+import Synchronization
 import TroveKit
 
 /// The effective settings of a run: flags over environment over the config file over built-in defaults.
@@ -36,6 +37,40 @@ struct Settings {
         } catch {
             throw UsageError(String(describing: error))
         }
+    }
+
+    /// The settings of a command that may send the API key: warns on `console` (once per process) when the key
+    /// was given in argv, or would travel in clear text to another machine.
+    init(_ common: CommonOptions, console: Console, apiKey: String? = nil) throws {
+        try self.init(common, environment: console.environment, apiKey: apiKey)
+        for warning in keyWarnings where Self.warned.withLock({ $0.insert(warning).inserted }) {
+            console.log("warning: " + warning)
+        }
+    }
+
+    /// Warnings already shown by this process.
+    private static let warned = Mutex(Set<String>())
+
+    /// Why the API key may leak: given as `--api-key` (visible to every user in `ps`), or about to be sent over
+    /// plain `http` to a host other than this machine.
+    var keyWarnings: [String] {
+        var warnings: [String] = []
+        if let apiKeyFlag, !apiKeyFlag.isEmpty {
+            warnings.append(
+                "--api-key is visible to other users of this machine (ps, /proc) — set OLLAMA_API_KEY instead")
+        }
+        if apiKey != nil, ollamaURL.scheme?.lowercased() == "http", let host = ollamaURL.host(percentEncoded: false),
+            !Self.isLoopback(host)
+        {
+            warnings.append("the API key is sent unencrypted over http to \(host) — use an https:// address")
+        }
+        return warnings
+    }
+
+    /// `localhost`, 127.0.0.0/8 or ::1: traffic that never leaves the machine.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     /// `--model`, else `TROVE_EMBED_MODEL`, else the file's `embed_model`, else `nomic-embed-text`.
@@ -177,6 +212,15 @@ struct ConfigFile: Equatable {
     static func load(environment: [String: String]) throws -> ConfigFile {
         let path = path(environment: environment)
         guard let data = FileManager.default.contents(atPath: path) else {
+            // There but unreadable (permissions, a folder): an error, since silently running without the user's
+            // settings (another server, another index) is worse than stopping.
+            var info = stat()
+            if lstat(path, &info) == 0 {
+                let reason =
+                    (info.st_mode & S_IFMT) == S_IFDIR
+                    ? "it is a folder" : access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "it cannot be read"
+                throw Problem(message: "config file \(path) cannot be read: \(reason) — fix it, or set TROVE_CONFIG")
+            }
             if environment["TROVE_CONFIG"].map({ !$0.isEmpty }) == true {
                 throw Problem(
                     message: "config file \(path) (from TROVE_CONFIG) cannot be read — create it or unset TROVE_CONFIG")

@@ -255,6 +255,38 @@ struct ConfigTests {
         #expect(run.error == "Error: " + message.replacingOccurrences(of: "FILE", with: file) + "\n")
     }
 
+    @Test("a config file that is there but cannot be read is an error naming it, not silently skipped")
+    func unreadableFile() async throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path + "/trove/config.json", withIntermediateDirectories: true)
+        let run = await trove(["config"], index: folder.path + "/i.sqlite", environment: ["XDG_CONFIG_HOME": folder.path])
+        #expect(run.status == 1)
+        #expect(
+            run.error
+                == "Error: config file \(folder.path)/trove/config.json cannot be read: it is a folder — fix it, or set "
+                + "TROVE_CONFIG\n")
+    }
+
+    @Test("a key in argv, or bound for another machine over plain http, is warned about once")
+    func keyWarnings() async throws {
+        let folder = try TemporaryDirectory()
+        let child = try Child(
+            ["config", "--api-key", "sk-secret", "--ollama", "http://192.0.2.7:11434"],
+            environment: ["TROVE_INDEX": folder.path + "/i.sqlite", "TROVE_CONFIG": try folder.write("c.json", "{}")],
+            logs: folder.path + "/run")
+        let run = await child.wait()
+        #expect(run.status == 0)
+        #expect(
+            run.error
+                == "warning: --api-key is visible to other users of this machine (ps, /proc) — set OLLAMA_API_KEY instead\n"
+                + "warning: the API key is sent unencrypted over http to 192.0.2.7 — use an https:// address\n")
+        #expect(!run.output.contains("sk-secret"))
+        let local = await trove(
+            ["config"], index: folder.path + "/i.sqlite",
+            environment: ["OLLAMA_API_KEY": "k", "OLLAMA_HOST": "http://127.0.0.1:9", "TROVE_CONFIG": folder.path + "/c.json"])
+        #expect(local.error.isEmpty)
+    }
+
     @Test("every command reads the file: search's server comes from it")
     func filePointsAtServer() async throws {
         let server = try FakeOllamaServer(models: [.embedding("nomic-embed-text"), .chat("llama3.2")])

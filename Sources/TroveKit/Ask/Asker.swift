@@ -12,7 +12,7 @@ public struct AskOptions: Sendable {
     public var allowGeneral = false
     public var temperature: Double?
     public var seed: Int?
-    /// Replaces the built-in system prompt.
+    /// Replaces the built-in instructions; the rule that sources are data is always added to it.
     public var systemPrompt: String?
     /// Upper bound for `num_ctx`: a larger window costs the server memory whether it is used or not.
     public var maxContext = 8192
@@ -107,7 +107,7 @@ public struct Asker: Sendable {
         question: String, hits: [SearchHit], history: [OllamaClient.Message], model: ChatModelInfo,
         onToken: @Sendable (String) -> Void
     ) async throws -> Answer {
-        let system = options.systemPrompt ?? PromptBuilder.systemPrompt
+        let system = PromptBuilder.systemPrompt(custom: options.systemPrompt)
         let answerReserve = min(1024, model.contextWindow / 4)
         let fixed = PromptBuilder.tokens(of: system) + PromptBuilder.tokens(of: "Question: " + question)
             + history.reduce(0) { $0 + PromptBuilder.tokens(of: $1.content) } + 16
