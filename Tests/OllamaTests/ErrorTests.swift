@@ -113,7 +113,13 @@ struct ErrorTests {
         _ = try await rig.client.version()
         rig.server.stop()
         // Hold the freed port, so that no other test's server can be given it before the check.
-        guard let reserved = try? ClosedPort(port: rig.server.port) else { return }
+        guard let reserved = try? ClosedPort(port: rig.server.port) else {
+            // Another test's server took the port first: the check would test that server, so it is skipped, visibly.
+            withKnownIssue("port \(rig.server.port) was reused before it could be held; nothing checked") {
+                Issue.record("skipped")
+            }
+            return
+        }
         defer { withExtendedLifetime(reserved) {} }
         let error = await ollamaError { try await rig.client.version() }
         #expect(error?.kind == .unreachable)

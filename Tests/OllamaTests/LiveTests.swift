@@ -4,7 +4,9 @@ import Testing
 
 /// Runs against a real Ollama only when `OLLAMA_HOST` is set; the models it needs are named by
 /// `TROVE_LIVE_EMBED_MODEL` and `TROVE_LIVE_CHAT_MODEL` (skipped when unset).
-@Suite("live Ollama", .enabled(if: ProcessInfo.processInfo.environment["OLLAMA_HOST"] != nil))
+@Suite(
+    "live Ollama",
+    .enabled(if: ProcessInfo.processInfo.environment["OLLAMA_HOST"] != nil, "OLLAMA_HOST is not set: no live Ollama"))
 struct LiveTests {
     let environment = ProcessInfo.processInfo.environment
     var client: OllamaClient {
@@ -24,16 +26,20 @@ struct LiveTests {
         _ = try await client.ps()
     }
 
-    @Test("a live embedding batch has one vector per input")
+    @Test(
+        "a live embedding batch has one vector per input",
+        .enabled(if: ProcessInfo.processInfo.environment["TROVE_LIVE_EMBED_MODEL"] != nil, "TROVE_LIVE_EMBED_MODEL is not set"))
     func embed() async throws {
-        guard let model = environment["TROVE_LIVE_EMBED_MODEL"] else { return }
+        let model = try #require(environment["TROVE_LIVE_EMBED_MODEL"])
         let reply = try await client.embed(.init(model: model, input: ["a", "b"]))
         #expect(reply.embeddings.count == 2)
     }
 
-    @Test("a live chat streams to done")
+    @Test(
+        "a live chat streams to done",
+        .enabled(if: ProcessInfo.processInfo.environment["TROVE_LIVE_CHAT_MODEL"] != nil, "TROVE_LIVE_CHAT_MODEL is not set"))
     func chat() async throws {
-        guard let model = environment["TROVE_LIVE_CHAT_MODEL"] else { return }
+        let model = try #require(environment["TROVE_LIVE_CHAT_MODEL"])
         let request = OllamaClient.ChatRequest(
             model: model, messages: [.user("Say hello.")], options: .init(numPredict: 16, seed: 1))
         let reply = try await client.chatStream(request).collect()

@@ -79,3 +79,59 @@ struct BadFilesTests {
         #expect(again.output.hasPrefix("0 new, 0 changed, \(expected.count - 1) unchanged, 1 removed, "))
     }
 }
+
+@Suite("Permissions")
+struct PermissionTests {
+    /// `trove` run as this user, or, under root (CI), as `nobody` through `setpriv`: root reads every file whatever
+    /// its mode, so only an unprivileged process can show what a user without permission sees.
+    private func unprivileged(_ arguments: [String], environment: [String: String]) throws -> Process {
+        let process = Process()
+        if getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", troveExecutable.path] + arguments
+        } else {
+            process.executableURL = troveExecutable
+            process.arguments = arguments
+        }
+        process.environment = environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        return process
+    }
+
+    @Test(
+        "a file the user may not read is skipped and named, the rest indexed (as nobody when run as root)",
+        .enabled(
+            if: getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "running as root without /usr/bin/setpriv to drop privileges"))
+    func unreadableFile() async throws {
+        let server = try FakeOllamaServer()
+        let folder = try TemporaryDirectory()
+        _ = try folder.write("notes/open.md", "# Open\n\nanyone may read this\n")
+        _ = try folder.write("notes/locked.md", "# Locked\n\nno permission\n")
+        _ = try folder.write("work/.keep", "")
+        // The unprivileged user must reach the notes and write the index; only locked.md is closed to it.
+        for path in [folder.path, folder.path + "/notes"] { chmod(path, 0o755) }
+        chmod(folder.path + "/work", 0o777)
+        chmod(folder.path + "/notes/locked.md", 0)
+        let process = try unprivileged(
+            ["index", folder.path + "/notes"],
+            environment: [
+                "OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": folder.path + "/work/i.sqlite",
+                "HOME": folder.path + "/work",
+            ])
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let error = await withCheckedContinuation { continuation in
+            Thread {
+                let data = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }.start()
+        }
+        #expect(process.terminationStatus == 0, "\(error)")
+        #expect(error.contains("warning: skipped locked.md: cannot read (permission denied)\n"), "\(error)")
+        let store = try IndexStore(path: folder.path + "/work/i.sqlite", createIfMissing: false)
+        #expect(try store.contentRows().map(\.path) == ["open.md"])
+    }
+}

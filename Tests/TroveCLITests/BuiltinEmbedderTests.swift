@@ -4,14 +4,7 @@ import TroveMiniLM
 import TroveTestSupport
 
 /// Queries that share meaning, not words, with their answer: only a real model ranks them.
-let semanticQueries: [(query: String, expected: String)] = {
-    let table = try? String(contentsOfFile: repositoryRoot + "/Tests/Fixtures/corpus-queries.tsv", encoding: .utf8)
-    return (table ?? "").split(separator: "\n").compactMap { line in
-        let fields = line.split(separator: "\t").map(String.init)
-        guard fields.count == 3, fields[0] == "semantic" else { return nil }
-        return (fields[1], fields[2])
-    }
-}()
+let semanticQueries: [(query: String, expected: String)] = corpusQueries.filter { $0[0] == "semantic" }.map { ($0[1], $0[2]) }
 
 /// The installed built-in model, found the way `trove` finds it outside the tests' fake HOME.
 enum BuiltinModel {

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TroveCLI
 import TroveTestSupport
 
@@ -41,4 +42,25 @@ func displayed(_ path: String) -> String {
 /// The fake server the ranking tests use: more dimensions than the default, so that hashed words rarely collide.
 func rankingServer() throws -> FakeOllamaServer {
     try FakeOllamaServer(models: [.embedding("nomic-embed-text", dimension: 1024)])
+}
+
+/// The rows (kind, query, expected file) of `Tests/Fixtures/corpus-queries.tsv`, or why it could not be read.
+let corpusQueryRows: Result<[[String]], any Error> = Result {
+    try String(contentsOfFile: repositoryRoot + "/Tests/Fixtures/corpus-queries.tsv", encoding: .utf8)
+        .split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }.filter { $0.count == 3 }
+}
+
+/// The rows, empty when unreadable; `FixtureTests` fails visibly then, since parameterized tests over an empty
+/// table would run no case at all and pass in silence.
+let corpusQueries: [[String]] = (try? corpusQueryRows.get()) ?? []
+
+@Suite("Test fixtures")
+struct FixtureTests {
+    @Test("the labelled query table loads, with keyword and semantic rows")
+    func queryTable() throws {
+        let rows = try corpusQueryRows.get()
+        #expect(rows.contains { $0[0] == "keyword" })
+        #expect(rows.contains { $0[0] == "semantic" })
+        #expect(rows.count >= 10)
+    }
 }

@@ -3,14 +3,7 @@ import Testing
 import TroveTestSupport
 
 /// Queries that share distinctive words with their answer, so the fake server's bag-of-words vectors rank them.
-let keywordQueries: [(query: String, expected: String)] = {
-    let table = try? String(contentsOfFile: repositoryRoot + "/Tests/Fixtures/corpus-queries.tsv", encoding: .utf8)
-    return (table ?? "").split(separator: "\n").compactMap { line in
-        let fields = line.split(separator: "\t").map(String.init)
-        guard fields.count == 3, fields[0] == "keyword" else { return nil }
-        return (fields[1], fields[2])
-    }
-}()
+let keywordQueries: [(query: String, expected: String)] = corpusQueries.filter { $0[0] == "keyword" }.map { ($0[1], $0[2]) }
 
 @Suite("Index and search the sample corpus through a fake Ollama", .serialized)
 struct IndexAndSearchTests {

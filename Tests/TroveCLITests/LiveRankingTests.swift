@@ -3,17 +3,13 @@ import Testing
 import TroveTestSupport
 
 /// Every labelled query of `Tests/Fixtures/corpus-queries.tsv`: (kind, query, expected file).
-let labelledQueries: [(kind: String, query: String, expected: String)] = {
-    let table = try? String(contentsOfFile: repositoryRoot + "/Tests/Fixtures/corpus-queries.tsv", encoding: .utf8)
-    return (table ?? "").split(separator: "\n").compactMap { line in
-        let fields = line.split(separator: "\t").map(String.init)
-        return fields.count == 3 ? (fields[0], fields[1], fields[2]) : nil
-    }
-}()
+let labelledQueries: [(kind: String, query: String, expected: String)] = corpusQueries.map { ($0[0], $0[1], $0[2]) }
 
 /// Only with a real embedding model: `OLLAMA_HOST` set (an Ollama, or ../shared/tools/ollama-standin), the model
 /// from `TROVE_EMBED_MODEL` (default all-minilm). The fake server's bag-of-words vectors cannot rank paraphrases.
-@Suite("Ranking the sample corpus with a real model", .enabled(if: ProcessInfo.processInfo.environment["OLLAMA_HOST"] != nil))
+@Suite(
+    "Ranking the sample corpus with a real model",
+    .enabled(if: ProcessInfo.processInfo.environment["OLLAMA_HOST"] != nil, "OLLAMA_HOST is not set: no real model"))
 struct LiveRankingTests {
     @Test("paraphrased questions find their file in the top 3 in hybrid mode, and keyword queries rank first")
     func labelled() async throws {
