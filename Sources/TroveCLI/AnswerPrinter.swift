@@ -12,7 +12,7 @@ struct AnswerPrinter {
             warn(answer)
             return
         }
-        if !streamed { console.output.write(answer.text) }
+        if !streamed { console.output.write(console.safe(answer.text)) }
         if answer.interrupted { console.output.write(" [interrupted]") }
         console.print("")
         let cited = answer.citedSources
@@ -21,7 +21,9 @@ struct AnswerPrinter {
             console.print("Sources: none cited")
         } else {
             console.print("Sources:")
-            for source in cited { console.print("  " + Self.describe(source, relative: true)) }
+            for source in cited {
+                console.print("  " + console.safe(Self.describe(source, relative: true), keepingNewlines: false))
+            }
         }
         warn(answer)
     }
@@ -57,8 +59,8 @@ struct AnswerPrinter {
         console.print("Extractive answer: the passages that best match, quoted from your documents (no chat model wrote this).")
         for passage in answer.passages {
             console.print("")
-            console.print(Self.describe(passage.source, relative: true))
-            for line in passage.lines { console.print("    > " + line) }
+            console.print(console.safe(Self.describe(passage.source, relative: true), keepingNewlines: false))
+            for line in passage.lines { console.print("    > " + console.safe(line, keepingNewlines: false)) }
         }
     }
 
@@ -77,7 +79,10 @@ struct AnswerPrinter {
             console.print("Nearest passages:")
             for hit in nearest {
                 let score = String(format2: hit.vectorScore ?? hit.score)
-                console.print("  \(Self.displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)  \(score)  \(hit.heading)")
+                console.print(
+                    console.safe(
+                        "  \(Self.displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)  \(score)  \(hit.heading)",
+                        keepingNewlines: false))
             }
         }
         console.log("hint: rephrase the question, or pass --allow-general to let the model answer from general knowledge")

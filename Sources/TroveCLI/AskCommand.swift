@@ -70,7 +70,7 @@ struct AskCommand: Command {
         let streamTokens = stream && !json
         let task = Task {
             try await index.ask(request) { token in
-                if streamTokens { console.output.write(token) }
+                if streamTokens { console.output.write(console.safe(token)) }
             }
         }
         Interrupts.onNext { task.cancel() }

@@ -80,7 +80,7 @@ struct ChatCommand: Command {
             request.conversation = state.conversation
             request.model = state.model
             let task = Task {
-                try await index.ask(request) { token in console.output.write(token) }
+                try await index.ask(request) { token in console.output.write(console.safe(token)) }
             }
             // Ctrl-C stops this answer and returns to the prompt; at the prompt it leaves.
             Interrupts.onNext { task.cancel() }

@@ -64,5 +64,7 @@ public struct Console: Sendable {
     }
 
     func print(_ line: String) { output.write(line + "\n") }
-    func log(_ line: String) { error.write(line + "\n") }
+    /// A message to stderr; on a terminal, control characters in it (from a file name, a server's message) are
+    /// shown escaped, so they cannot act on the terminal.
+    func log(_ line: String) { error.write((error.isTerminal ? TerminalText.escaped(line) : line) + "\n") }
 }

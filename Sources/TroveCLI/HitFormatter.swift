@@ -12,13 +12,15 @@ struct HitFormatter {
     var lineWidth = 160
     /// Adds a line with the vector, keyword and fused scores and ranks.
     var explain = false
+    /// Shows control characters of paths, headings and text escaped (output to a terminal; see `TerminalText`).
+    var escapeControls = false
 
     func format(_ hit: SearchHit) -> String {
         let location = "\(displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)"
         var head = "\(style(location, "1;35"))  \(String(format2: hit.score))"
-        if !hit.heading.isEmpty { head += "  " + style(hit.heading, "36") }
+        if !hit.heading.isEmpty { head += "  " + style(safe(hit.heading), "36") }
         let snippet = Snippet.lines(of: hit.text, query: query, count: snippetLines)
-            .map { "    " + highlight(truncate($0)) }
+            .map { "    " + highlight(truncate(safe($0))) }
         let explanation = explain ? [style("    " + Self.explanation(hit), "2")] : []
         return ([head] + explanation + snippet).joined(separator: "\n") + "\n"
     }
@@ -34,12 +36,18 @@ struct HitFormatter {
     }
 
     /// Paths under the current folder are shown relative to it, the way grep and ripgrep do.
-    func displayPath(_ path: String) -> String { Self.displayPath(path, from: currentDirectory) }
+    func displayPath(_ path: String) -> String {
+        safe(Self.displayPath(path, from: currentDirectory), keepingNewlines: false)
+    }
 
     /// `path` relative to `directory` when under it, as grep prints it; otherwise as it is.
     static func displayPath(_ path: String, from directory: String) -> String {
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    private func safe(_ text: String, keepingNewlines: Bool = true) -> String {
+        escapeControls ? TerminalText.escaped(text, keepingNewlines: keepingNewlines) : text
     }
 
     private func truncate(_ line: String) -> String {

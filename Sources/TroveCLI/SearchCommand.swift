@@ -248,7 +248,7 @@ struct SearchCommand: Command {
     private func print(_ hits: [SearchHit], model: String, _ console: Console) throws {
         let formatter = HitFormatter(
             query: request.query, color: console.usesColor, currentDirectory: FileManager.default.currentDirectoryPath,
-            explain: explain)
+            explain: explain, escapeControls: console.output.isTerminal)
         switch format {
         case .json:
             var result = SearchOutput(
