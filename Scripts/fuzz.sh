@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds Trove's libFuzzer targets with the toolchain's -sanitize=fuzzer (plus AddressSanitizer) and runs each for
+# SECONDS (default 60) from its committed seed corpus in Fuzz/corpus/TARGET. Any crash, trap, leak or hang
+# (over 10 s for one input) fails the script; the input that did it is left in .build/fuzz/crashes/TARGET/.
+#
+#   Scripts/fuzz.sh                 # every target, 60 s each
+#   Scripts/fuzz.sh 5               # the short pass CI runs
+#   Scripts/fuzz.sh 600 chunker     # one target, 10 minutes
+#
+# Each target is its harness (Fuzz/TARGET/Harness.swift) compiled into one module with the sources it tests, so it
+# reaches their internal and package declarations exactly as the tests do. New inputs libFuzzer finds go to
+# .build/fuzz/corpus/TARGET (a working copy), never into the committed seeds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+all=(ndjson gitignore fts5 vectors-header safetensors chunker)
+targets=("${@:-${all[@]}}")
+out=.build/fuzz
+mkdir -p "$out"
+
+sources() {
+    case "$1" in
+        ndjson) echo Sources/Ollama/NDJSONFramer.swift ;;
+        gitignore | chunker) ls Sources/TroveIngest/*.swift ;;
+        fts5 | vectors-header) ls Sources/TroveStore/*.swift ;;
+        safetensors) echo Sources/TroveMiniLM/SafeTensors.swift Sources/TroveMiniLM/MiniLMError.swift ;;
+        *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
+    esac
+}
+
+failed=()
+for target in "${targets[@]}"; do
+    files=$(sources "$target")
+    binary="$out/$target"
+    # Rebuilt only when a source or the harness is newer than the binary.
+    if [ ! -x "$binary" ] || [ -n "$(find $files "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
+        echo "building $target" >&2
+        # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
+        swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
+            -I Sources/CSQLite -lsqlite3 $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
+            | grep -v "ld.gold: warning: Cannot export local symbol" >&2 || true
+        [ -x "$binary" ] || { echo "cannot build fuzz target $target" >&2; exit 1; }
+    fi
+    corpus="$out/corpus/$target"
+    crashes="$out/crashes/$target"
+    mkdir -p "$corpus" "$crashes"
+    echo "fuzzing $target for ${seconds} s" >&2
+    log="$out/$target.log"
+    if "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$crashes/" "$corpus" "Fuzz/corpus/$target" >"$log" 2>&1; then
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+        cover=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
+        echo "  $target: ok, $runs executions, $cover" >&2
+    else
+        echo "  $target: FAILED — see $log; the input is in $crashes/" >&2
+        tail -30 "$log" >&2
+        failed+=("$target")
+    fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzzing found failures in: ${failed[*]}" >&2
+    exit 1
+fi
