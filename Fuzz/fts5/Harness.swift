@@ -22,7 +22,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         sqlite3_prepare_v2(database, "SELECT rowid, bm25(t) FROM t WHERE t MATCH ?", -1, &statement, nil) == SQLITE_OK)
     defer { sqlite3_finalize(statement) }
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-    precondition(sqlite3_bind_text(statement, 1, query, -1, transient) == SQLITE_OK)
+    // With its byte length, as `Statement.bind` does: an embedded NUL reaches SQLite too.
+    precondition(sqlite3_bind_text(statement, 1, query, Int32(query.utf8.count), transient) == SQLITE_OK)
     var rc = sqlite3_step(statement)
     while rc == SQLITE_ROW { rc = sqlite3_step(statement) }
     if rc != SQLITE_DONE {

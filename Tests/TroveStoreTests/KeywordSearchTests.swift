@@ -54,6 +54,8 @@ struct KeywordSearchTests {
             "NEAR(flour eggs)",
             "-", "-flour", ":", "text:flour", "heading:pasta", "^flour", "{text heading}: flour", "'", "\\", "", "   ",
             "\u{0}", "a\"b", "🍞", "flour + eggs", "col:\"x",
+            // Found by the fts5 fuzz target: a quote followed by a combining mark is one Character.
+            "\u{FFFD}ol:^gcM\"\"\u{059C}\u{FFFD}\u{0}y", "\"\u{301}flour", "a\u{0}\u{301}b",
         ])
     func hostileInput(query: String) throws {
         let directory = try TemporaryDirectory()
@@ -85,5 +87,6 @@ enum KeywordQuery {
         ("AND ( *", "\"AND\""),
         ("", nil),
         ("* - :", nil),
+        ("x\"\u{059C}", "\"x\"\"\u{059C}\""),
     ]
 }

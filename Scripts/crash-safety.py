@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Crash safety, counted: kills a real `trove index` with SIGKILL at random moments and checks the index after each.
+
+    Scripts/crash-safety.py [--kills 100] [--reembed-kills 20] [--copies 20] [--trove .build/release/trove]
+
+The folder is Corpora/ copied --copies times (realistic names and sizes; the copies share their text, so later
+copies reuse the first one's vectors, as a real folder with duplicates does). The embedder is the built-in one, so
+no server is involved. First one uninterrupted run gives the reference index and its duration T. Then, --kills
+times: a fresh index, `trove index` killed with SIGKILL after a uniformly random delay in [0, T); on what it left:
+`PRAGMA integrity_check` must say ok, no document may be half written (chunks 0..n-1 each with a vector), and a
+rerun to completion must give exactly the reference index (same documents, chunks, text and hashes; vectors equal
+within 1e-5, since a rerun embeds the remaining chunks in other batches). Then --reembed-kills times the same for
+`trove index --reembed` over a complete index: after each kill every chunk must still have its vector (the old
+set until the swap), and a rerun of --reembed must finish to the reference. Prints a table; exits 1 on any failure.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def contents(path):
+    """Every document and chunk with its vector, ids left out (they differ between runs of the same content)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = db.execute(
+        """
+        SELECT roots.path, documents.path, documents.content_hash, coalesce(chunks.ordinal, -1),
+               coalesce(chunks.start_line, 0), coalesce(chunks.end_line, 0), coalesce(chunks.heading, ''),
+               coalesce(chunks.text, ''), coalesce(chunks.content_hash, ''), vectors.embedding
+        FROM documents JOIN roots ON roots.id = documents.root_id
+        LEFT JOIN chunks ON chunks.document_id = documents.id
+        LEFT JOIN vectors ON vectors.chunk_id = chunks.id
+        ORDER BY roots.path, documents.path, chunks.ordinal
+        """
+    ).fetchall()
+    db.close()
+    return rows
+
+
+def check(path):
+    """Problems of the index at `path` as found right after a kill: integrity and half-written documents."""
+    problems = []
+    if not os.path.exists(path):
+        return problems  # killed before the file was created: nothing to check
+    db = sqlite3.connect(path)
+    integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+    if integrity != "ok":
+        problems.append(f"integrity_check: {integrity}")
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "documents" in tables:
+        half = db.execute(
+            """
+            SELECT documents.path FROM documents
+            LEFT JOIN chunks ON chunks.document_id = documents.id
+            LEFT JOIN vectors ON vectors.chunk_id = chunks.id
+            GROUP BY documents.id
+            HAVING count(chunks.id) != count(vectors.chunk_id)
+                OR (count(chunks.id) > 0 AND (min(chunks.ordinal) != 0 OR max(chunks.ordinal) != count(chunks.id) - 1))
+            """
+        ).fetchall()
+        if half:
+            problems.append(f"{len(half)} half-written documents, e.g. {half[0][0]}")
+    db.close()
+    return problems
+
+
+def same(reference, rows):
+    """None when `rows` equal `reference` (vectors within 1e-5), else the first difference."""
+    import struct
+
+    if len(rows) != len(reference):
+        return f"{len(rows)} rows, expected {len(reference)}"
+    for a, b in zip(reference, rows):
+        if a[:9] != b[:9]:
+            return f"row differs: {b[:3]} vs {a[:3]}"
+        if (a[9] is None) != (b[9] is None):
+            return f"vector missing for {b[1]}"
+        if a[9] is not None:
+            if len(a[9]) != len(b[9]):
+                return f"vector length differs for {b[1]}"
+            if a[9] != b[9]:
+                x = struct.unpack(f"<{len(a[9]) // 4}f", a[9])
+                y = struct.unpack(f"<{len(b[9]) // 4}f", b[9])
+                if max(abs(p - q) for p, q in zip(x, y)) > 1e-5:
+                    return f"vector differs for {b[1]}"
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--reembed-kills", type=int, default=20)
+    parser.add_argument("--copies", type=int, default=20)
+    parser.add_argument("--trove", default=os.path.join(ROOT, ".build/release/trove"))
+    parser.add_argument("--seed", type=int, default=14)
+    args = parser.parse_args()
+    random.seed(args.seed)
+    work = tempfile.mkdtemp(prefix="trove-crash-")
+    folder = os.path.join(work, "corpus")
+    for copy in range(args.copies):
+        shutil.copytree(os.path.join(ROOT, "Corpora"), os.path.join(folder, f"copy{copy:02d}"))
+    environment = dict(os.environ, SWIFT_BACKTRACE="enable=no")
+
+    def run(index, *extra):
+        env = dict(environment, TROVE_INDEX=index)
+        return subprocess.run(
+            [args.trove, "index", "--embedder", "builtin", *extra, folder], env=env, capture_output=True, text=True)
+
+    reference_path = os.path.join(work, "reference.sqlite")
+    started = time.monotonic()
+    done = run(reference_path)
+    duration = time.monotonic() - started
+    if done.returncode != 0:
+        sys.exit(f"the uninterrupted run failed: {done.stderr}")
+    reference = contents(reference_path)
+    documents = len({(r[0], r[1]) for r in reference})
+    print(f"folder: Corpora x{args.copies} = {documents} documents, {len(reference)} chunks; "
+          f"uninterrupted run {duration:.1f} s", flush=True)
+
+    copy = os.path.join(work, "reembed-timing.sqlite")
+    shutil.copy(reference_path, copy)
+    started = time.monotonic()
+    if run(copy, "--reembed").returncode != 0:
+        sys.exit("the uninterrupted --reembed failed")
+    reembed_duration = time.monotonic() - started
+    print(f"uninterrupted --reembed {reembed_duration:.1f} s", flush=True)
+
+    def trial(index, reembed):
+        """One kill at a random moment; returns (killed mid-run, problems)."""
+        delay = random.uniform(0, reembed_duration if reembed else duration)
+        env = dict(environment, TROVE_INDEX=index)
+        extra = ["--reembed"] if reembed else []
+        process = subprocess.Popen(
+            [args.trove, "index", "--embedder", "builtin", *extra, folder], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=delay)
+            killed = False
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            killed = True
+        problems = check(index)
+        if reembed and os.path.exists(index):
+            db = sqlite3.connect(index)
+            missing = db.execute(
+                "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM vectors)").fetchone()[0]
+            db.close()
+            if missing:
+                problems.append(f"{missing} chunks without a vector mid-reembed")
+        rerun = run(index, *extra)
+        if rerun.returncode != 0:
+            problems.append(f"rerun failed ({rerun.returncode}): {rerun.stderr.strip()[-200:]}")
+        else:
+            difference = same(reference, contents(index))
+            if difference:
+                problems.append("rerun differs from the uninterrupted index: " + difference)
+        return killed, problems
+
+    failures = 0
+    results = []
+    for label, count, reembed in [("index", args.kills, False), ("index --reembed", args.reembed_kills, True)]:
+        killed_total = 0
+        passed = 0
+        for number in range(count):
+            index = os.path.join(work, f"trial-{label.replace(' ', '')}-{number}.sqlite")
+            if reembed:
+                shutil.copy(reference_path, index)
+            killed, problems = trial(index, reembed)
+            killed_total += killed
+            if problems:
+                failures += 1
+                print(f"  {label} trial {number}: " + "; ".join(problems), flush=True)
+            else:
+                passed += 1
+            for suffix in ["", "-wal", "-shm", ".vectors", ".lock"]:
+                if os.path.exists(index + suffix):
+                    os.remove(index + suffix)
+        results.append((label, count, killed_total, passed))
+        print(f"{label}: {passed}/{count} consistent after a kill and equal to the uninterrupted index after a rerun "
+              f"({killed_total} killed mid-run, {count - killed_total} finished before the kill)", flush=True)
+    shutil.rmtree(work)
+    print()
+    print("| run killed | kills | killed mid-run | consistent + rerun equal |")
+    print("| --- | --- | --- | --- |")
+    for label, count, killed, passed in results:
+        print(f"| `trove {label}` | {count} | {killed} | {passed}/{count} |")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
