@@ -3,7 +3,7 @@
 
     Scripts/crash-safety.py [--kills 100] [--reembed-kills 20] [--copies 20] [--trove .build/release/trove]
 
-The folder is Corpora/ copied --copies times (realistic names and sizes; the copies share their text, so later
+The folder is Corpora/ copied --copies times (--reembed-copies for the re-embed kills, default 1) (realistic names and sizes; the copies share their text, so later
 copies reuse the first one's vectors, as a real folder with duplicates does). The embedder is the built-in one, so
 no server is involved. First one uninterrupted run gives the reference index and its duration T. Then, --kills
 times: a fresh index, `trove index` killed with SIGKILL after a uniformly random delay in [0, T); on what it left:
@@ -100,43 +100,39 @@ def main():
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--reembed-kills", type=int, default=20)
     parser.add_argument("--copies", type=int, default=20)
+    parser.add_argument("--reembed-copies", type=int, default=1)
     parser.add_argument("--trove", default=os.path.join(ROOT, ".build/release/trove"))
     parser.add_argument("--seed", type=int, default=14)
     args = parser.parse_args()
     random.seed(args.seed)
     work = tempfile.mkdtemp(prefix="trove-crash-")
-    folder = os.path.join(work, "corpus")
-    for copy in range(args.copies):
-        shutil.copytree(os.path.join(ROOT, "Corpora"), os.path.join(folder, f"copy{copy:02d}"))
     environment = dict(os.environ, SWIFT_BACKTRACE="enable=no")
 
-    def run(index, *extra):
+    def run(index, folder, *extra):
         env = dict(environment, TROVE_INDEX=index)
         return subprocess.run(
             [args.trove, "index", "--embedder", "builtin", *extra, folder], env=env, capture_output=True, text=True)
 
-    reference_path = os.path.join(work, "reference.sqlite")
-    started = time.monotonic()
-    done = run(reference_path)
-    duration = time.monotonic() - started
-    if done.returncode != 0:
-        sys.exit(f"the uninterrupted run failed: {done.stderr}")
-    reference = contents(reference_path)
-    documents = len({(r[0], r[1]) for r in reference})
-    print(f"folder: Corpora x{args.copies} = {documents} documents, {len(reference)} chunks; "
-          f"uninterrupted run {duration:.1f} s", flush=True)
+    def prepare(copies):
+        """The folder of `copies` copies of Corpora/, its uninterrupted index, that index's rows and duration."""
+        folder = os.path.join(work, f"corpus-x{copies}")
+        for copy in range(copies):
+            shutil.copytree(os.path.join(ROOT, "Corpora"), os.path.join(folder, f"copy{copy:02d}"))
+        reference_path = os.path.join(work, f"reference-x{copies}.sqlite")
+        started = time.monotonic()
+        done = run(reference_path, folder)
+        duration = time.monotonic() - started
+        if done.returncode != 0:
+            sys.exit(f"the uninterrupted run failed: {done.stderr}")
+        reference = contents(reference_path)
+        documents = len({(r[0], r[1]) for r in reference})
+        print(f"folder: Corpora x{copies} = {documents} documents, {len(reference)} chunks; "
+              f"uninterrupted run {duration:.1f} s", flush=True)
+        return folder, reference_path, reference, duration
 
-    copy = os.path.join(work, "reembed-timing.sqlite")
-    shutil.copy(reference_path, copy)
-    started = time.monotonic()
-    if run(copy, "--reembed").returncode != 0:
-        sys.exit("the uninterrupted --reembed failed")
-    reembed_duration = time.monotonic() - started
-    print(f"uninterrupted --reembed {reembed_duration:.1f} s", flush=True)
-
-    def trial(index, reembed):
-        """One kill at a random moment; returns (killed mid-run, problems)."""
-        delay = random.uniform(0, reembed_duration if reembed else duration)
+    def trial(index, folder, reference, limit, reembed):
+        """One kill at a random moment in [0, limit); returns (killed mid-run, problems)."""
+        delay = random.uniform(0, limit)
         env = dict(environment, TROVE_INDEX=index)
         extra = ["--reembed"] if reembed else []
         process = subprocess.Popen(
@@ -157,7 +153,7 @@ def main():
             db.close()
             if missing:
                 problems.append(f"{missing} chunks without a vector mid-reembed")
-        rerun = run(index, *extra)
+        rerun = run(index, folder, *extra)
         if rerun.returncode != 0:
             problems.append(f"rerun failed ({rerun.returncode}): {rerun.stderr.strip()[-200:]}")
         else:
@@ -166,16 +162,32 @@ def main():
                 problems.append("rerun differs from the uninterrupted index: " + difference)
         return killed, problems
 
+    phases = []
+    if args.kills:
+        folder, reference_path, reference, duration = prepare(args.copies)
+        phases.append(("index", args.kills, False, folder, reference_path, reference, duration))
+    if args.reembed_kills:
+        # --reembed embeds every chunk again (no reuse between copies), so it runs on fewer copies.
+        folder, reference_path, reference, _ = prepare(args.reembed_copies)
+        timing = os.path.join(work, "reembed-timing.sqlite")
+        shutil.copy(reference_path, timing)
+        started = time.monotonic()
+        if run(timing, folder, "--reembed").returncode != 0:
+            sys.exit("the uninterrupted --reembed failed")
+        duration = time.monotonic() - started
+        print(f"uninterrupted --reembed of Corpora x{args.reembed_copies}: {duration:.1f} s", flush=True)
+        phases.append(("index --reembed", args.reembed_kills, True, folder, reference_path, reference, duration))
+
     failures = 0
     results = []
-    for label, count, reembed in [("index", args.kills, False), ("index --reembed", args.reembed_kills, True)]:
+    for label, count, reembed, folder, reference_path, reference, duration in phases:
         killed_total = 0
         passed = 0
         for number in range(count):
             index = os.path.join(work, f"trial-{label.replace(' ', '')}-{number}.sqlite")
             if reembed:
                 shutil.copy(reference_path, index)
-            killed, problems = trial(index, reembed)
+            killed, problems = trial(index, folder, reference, duration, reembed)
             killed_total += killed
             if problems:
                 failures += 1
