@@ -19,6 +19,12 @@ public final class ClosedPort: Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = requested.bigEndian
+        // A port a stopped server just freed still has its connections in TIME_WAIT; without SO_REUSEADDR the
+        // bind fails for a minute, and a test holding that port would check nothing.
+        var yes: Int32 = 1
+        if requested != 0 {
+            setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
