@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson gitignore fts5 vectors-header safetensors chunker)
+all=(ndjson gitignore fts5 vectors-header safetensors chunker jsonrpc)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -25,6 +25,7 @@ sources() {
         gitignore | chunker) ls Sources/TroveIngest/*.swift ;;
         fts5 | vectors-header) ls Sources/TroveStore/*.swift ;;
         safetensors) echo Sources/TroveMiniLM/SafeTensors.swift Sources/TroveMiniLM/MiniLMError.swift ;;
+        jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }

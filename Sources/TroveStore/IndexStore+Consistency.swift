@@ -2,8 +2,8 @@ import CSQLite
 @preconcurrency import Glibc
 
 /// What keeps several processes on one index consistent: one writer at a time (an advisory lock beside the index),
-/// a generation number that changes whenever every vector is replaced (`--reembed`), and `PRAGMA data_version`,
-/// which tells a long-lived reader in O(1) that another connection committed anything.
+/// a generation number that changes whenever every vector is replaced (`--reembed`), and `PRAGMA data_version`
+/// (`dataVersion()`), which tells a long-lived reader in O(1) that another connection committed anything.
 extension IndexStore {
     /// The manifest row that counts vector swaps; absent means 0.
     static let generationKey = "generation"
@@ -43,10 +43,14 @@ extension IndexStore {
         }
     }
 
-    /// Changes whenever another connection commits to the index (`PRAGMA data_version`): one call, no table read.
-    /// `trove serve` compares it before each search to know when to reload; its own connection only reads.
+    /// Changes whenever the vectors change: the chunk count and highest id (ids are never reused) and the vector
+    /// generation (a re-embed replaces every vector but keeps both). A long-lived reader checks `dataVersion()`
+    /// (one pragma) before each search and reads this only when that moved.
     public func contentVersion() throws -> [Int64] {
-        [try database.scalarInt("PRAGMA data_version") ?? 0]
+        try database.transaction(deferred: true) {
+            [try database.scalarInt("SELECT count(*) FROM chunks") ?? 0,
+             try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0, try vectorGeneration()]
+        }
     }
 
     /// Where the writer lock lives: a small file beside the index holding the pid of the process that has it.

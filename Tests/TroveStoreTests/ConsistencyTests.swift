@@ -80,20 +80,23 @@ struct ConsistencyTests {
         try store.checkGeneration(started + 1)
     }
 
-    @Test("a reader's content version changes on any other connection's commit, a re-embed included")
+    @Test("a reader sees any other connection's commit in its data version, and a re-embed in its content version")
     func readerSeesEveryCommit() throws {
         let directory = try TemporaryDirectory()
         let writer = try filled(directory)
         let reader = try IndexStore(path: writer.path, createIfMissing: false)
-        var seen = try reader.contentVersion()
-        #expect(try reader.contentVersion() == seen)  // nothing committed: unchanged
+        let data = try reader.dataVersion()
+        let content = try reader.contentVersion()
+        #expect(try reader.dataVersion() == data)  // nothing committed: unchanged
         try stageAll(writer)
         try writer.finishReembedding(manifest: sampleManifest(dimension: 4))
-        // Same chunk count and highest id as before: only a commit counter can tell.
-        #expect(try reader.contentVersion() != seen)
-        seen = try reader.contentVersion()
+        // Same chunk count and highest id as before: only the generation tells the vectors changed.
+        #expect(try reader.dataVersion() != data)
+        #expect(try reader.contentVersion() != content)
+        let afterReembed = (try reader.dataVersion(), try reader.contentVersion())
         try writer.inTransaction { try writer.writeManifest(sampleManifest(dimension: 4)) }
-        #expect(try reader.contentVersion() != seen)
+        #expect(try reader.dataVersion() != afterReembed.0)
+        #expect(try reader.contentVersion() == afterReembed.1)  // no vector changed
     }
 
     @Test("after a re-embed that keeps every chunk id, the vector cache is rebuilt with the new vectors")
