@@ -157,6 +157,7 @@ public struct SearchRequest: Sendable, Equatable, Codable {
         if let minScore, !(minScore.isFinite && (-1...1).contains(minScore)) {
             throw SearchRequestError("minimum score is a cosine similarity, -1…1, got \(minScore)")
         }
+        try checkSizes()
     }
 }
 

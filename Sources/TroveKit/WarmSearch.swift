@@ -300,7 +300,7 @@ public enum WarmSearch {
         do {
             try envelope.request.validate()
         } catch {
-            return refuse(.badRequest, "bad request: \(error.message)")
+            return refuse(.badRequest, "bad request: \(String(describing: error))")
         }
         return .success(envelope.request)
     }

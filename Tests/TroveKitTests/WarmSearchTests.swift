@@ -91,15 +91,18 @@ private func envelope(_ request: String, protocol version: Int = WarmSearch.prot
     Array(#"{"protocol": \#(version), "embedding": "\#(Server.embedding)", "request": \#(request)}"#.utf8) + [0x0A]
 }
 
-/// A valid request's fields as raw JSON, in order.
-private let fields: [(String, String)] = [
-    ("query", #""q""#), ("mode", #""keyword""#), ("limit", "5"), ("minScore", "null"), ("filter", #"{"pathGlobs": [], "extensions": [], "roots": []}"#), ("groupByDocument", "true"),
-    ("candidateDepth", "10"), ("fusionConstant", "10"), ("keywordWeight", "0.5"), ("quantized", "false"),
-]
+/// A valid request as the client encodes it (every field), compact JSON.
+private let validJSON = String(
+    decoding: try! JSONEncoder().encode(SearchRequest(query: "q", mode: .keyword, limit: 5, candidateDepth: 10)),
+    as: UTF8.self)
 
-/// The request with `key` set to the raw JSON `value`.
+/// The request with `key` set to the raw JSON `value` (added when the encoder left it out, as it does for nil).
 private func request(_ key: String = "", _ value: String = "") -> String {
-    "{" + fields.map { "\"\($0.0)\": \($0.0 == key ? value : $0.1)" }.joined(separator: ", ") + "}"
+    guard !key.isEmpty else { return validJSON }
+    if let range = validJSON.range(of: "\"\(key)\":[^,}]*", options: .regularExpression) {
+        return validJSON.replacingCharacters(in: range, with: "\"\(key)\":\(value)")
+    }
+    return "{\"\(key)\":\(value)," + validJSON.dropFirst()
 }
 
 private let valid = request()
@@ -114,12 +117,13 @@ struct WarmSearchTests {
     @Test(
         "out-of-range numbers get an error reply and the server keeps answering",
         arguments: [
-            ("fusionConstant", "-1", "bad request: the fusion constant must be a number from 0 to 1000000, got -1.0"),
+            ("fusionConstant", "-1", "bad request: fusion constant must be 0 or more, got -1.0"),
             ("limit", "1000000000", "bad request: limit must be from 0 to 10000, got 1000000000"),
-            ("limit", "-3", "bad request: limit must be from 0 to 10000, got -3"),
-            ("candidateDepth", "0", "bad request: candidate depth must be from 1 to 100000, got 0"),
-            ("minScore", "7", "bad request: min_score must be a number from -1 to 1, got 7.0"),
-            ("keywordWeight", "1e300", "bad request: the keyword weight must be a number from 0 to 1000000, got 1e+300"),
+            ("limit", "-3", "bad request: limit must be 0 or more, got -3"),
+            ("candidateDepth", "0", "bad request: candidate depth must be 1 or more, got 0"),
+            ("candidateDepth", "5000000", "bad request: candidate depth must be from 1 to 100000, got 5000000"),
+            ("minScore", "7", "bad request: minimum score is a cosine similarity, -1…1, got 7.0"),
+            ("keywordWeight", "-1e300", "bad request: keyword weight must be 0 or more, got -1e+300"),
             // Foundation's decoder calls an integer field holding 1e30 invalid JSON, without a path.
             ("limit", "1e30", "bad request: not a valid request"),
             ("mode", #""psychic""#, "bad request: bad value for 'request.mode'"),
