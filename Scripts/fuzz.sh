@@ -30,16 +30,33 @@ sources() {
     esac
 }
 
+# TroveStore links Trove's FTS5 extensions in C (Sources/CTroveFTS): built once, instrumented the same way, with
+# the module map SwiftPM would generate for it.
+ctrove() {
+    local dir="$out/CTroveFTS"
+    mkdir -p "$dir"
+    if [ ! -f "$dir/trove_fts.o" ] || [ Sources/CTroveFTS/trove_fts.c -nt "$dir/trove_fts.o" ]; then
+        clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CTroveFTS/include -c Sources/CTroveFTS/trove_fts.c \
+            -o "$dir/trove_fts.o"
+    fi
+    printf 'module CTroveFTS {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CTroveFTS/include/trove_fts.h" \
+        >"$dir/module.modulemap"
+    echo "-I $dir $dir/trove_fts.o -lm"
+}
+
 failed=()
 for target in "${targets[@]}"; do
     files=$(sources "$target")
     binary="$out/$target"
     # Rebuilt only when a source or the harness is newer than the binary.
-    if [ ! -x "$binary" ] || [ -n "$(find $files "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
+    if [ ! -x "$binary" ] || [ -n "$(find $files Sources/CTroveFTS "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
         echo "building $target" >&2
+        rm -f "$binary"  # a failed build must fail the run, not leave an old binary to fuzz
+        extra=""
+        case "$target" in fts5 | vectors-header) extra=$(ctrove) ;; esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
-            -I Sources/CSQLite -lsqlite3 $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
+            -I Sources/CSQLite -lsqlite3 $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
             | grep -v "ld.gold: warning: Cannot export local symbol" >&2 || true
         [ -x "$binary" ] || { echo "cannot build fuzz target $target" >&2; exit 1; }
     fi
