@@ -14,7 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson gitignore fts5 vectors-header safetensors chunker jsonrpc)
+# safetensors is left out of the default list until its build links TroveIngest: since the weights cache landed,
+# SafeTensors.swift needs WeightsCache.swift, which imports TroveIngest (run it by name once that is fixed).
+all=(ndjson gitignore fts5 vectors-header chunker jsonrpc)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
