@@ -14,7 +14,7 @@ struct SearchCommand: Command {
         OptionGroup("Ranking", [mode, limit, allChunks, minScore, int8]),
         OptionGroup(
             "Fusion and keywords (defaults chosen on four public test collections, see BENCHMARKS.md)",
-            [fusion, keywordWeight, rrfConstant, normalization, depth, bm25K1, bm25B, headingWeight]),
+            [fusion, keywordWeight, rrfConstant, normalization, depth, scaleDepth, bm25K1, bm25B, headingWeight]),
         OptionGroup("Filters (applied before ranking, so they never empty a list that has matches)", [path, ext, since, before, root]),
         OptionGroup("Output", [files, null, json, jsonl, explain, model, cold, vectorLoad] + CommonOptions.options),
     ]
@@ -71,12 +71,18 @@ struct SearchCommand: Command {
     static let depth = Option(
         "--depth", value: "N", .integer(min: 1), help: "candidates taken from each ranking before fusing",
         default: String(SearchRequest.defaultCandidateDepth))
+    static let scaleDepth = Option(
+        "--scale-depth", value: "N", .integer(min: 1),
+        help: "convex takes each ranking's scale from its best N candidates, however deep --depth goes",
+        default: String(SearchRequest.defaultScaleDepth))
     static let bm25K1 = Option(
         "--bm25-k1", value: "K", .number(0...Double.infinity), help: "BM25 term-frequency saturation",
-        default: SearchRequest.BM25.defaultK1.plainText)
+        default: "\(SearchRequest.BM25.defaultK1.plainText) (keyword), "
+            + "\(SearchRequest.defaultHybridBM25.k1.plainText) (hybrid)")
     static let bm25B = Option(
         "--bm25-b", value: "B", .number(0...1), help: "BM25 length normalisation",
-        default: SearchRequest.BM25.defaultB.plainText)
+        default: "\(SearchRequest.BM25.defaultB.plainText) (keyword), "
+            + "\(SearchRequest.defaultHybridBM25.b.plainText) (hybrid)")
     static let headingWeight = Option(
         "--heading-weight", value: "H", .number(0...Double.infinity),
         help: "a word in a passage's heading counts H times one in its text",
@@ -172,6 +178,7 @@ struct SearchCommand: Command {
         request.keywordWeight = arguments.number(Self.keywordWeight) ?? request.keywordWeight
         request.fusionConstant = arguments.number(Self.rrfConstant) ?? request.fusionConstant
         request.candidateDepth = arguments.integer(Self.depth) ?? request.candidateDepth
+        request.scaleDepth = arguments.integer(Self.scaleDepth) ?? request.scaleDepth
         request.bm25.k1 = arguments.number(Self.bm25K1) ?? request.bm25.k1
         request.bm25.b = arguments.number(Self.bm25B) ?? request.bm25.b
         request.bm25.headingWeight = arguments.number(Self.headingWeight) ?? request.bm25.headingWeight
@@ -190,8 +197,9 @@ struct SearchCommand: Command {
                 request.fusion == .rrf
                 ? "rrf, constant \(request.fusionConstant.plainText)"
                 : "convex, \(request.normalization.rawValue) normalisation"
+            let scale = request.fusion == .convex ? ", scale from the best \(request.scaleDepth)" : ""
             return "ranking: hybrid, \(method), keyword weight \(request.keywordWeight.plainText), depth "
-                + "\(request.candidateDepth), \(bm25)"
+                + "\(request.candidateDepth)\(scale), \(bm25)"
         }
     }
 

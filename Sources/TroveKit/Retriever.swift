@@ -93,8 +93,17 @@ public struct SearchRequest: Sendable, Equatable, Codable {
     public var keywordWeight: Double
     /// How scores are normalised before a convex combination (`fusion` convex).
     public var normalization = SearchRequest.defaultNormalization
-    /// BM25's parameters for the keyword ranking (keyword and hybrid modes).
-    public var bm25 = BM25()
+    /// Convex fusion takes each ranking's scale (min and max, or mean and deviation) from its best this many
+    /// candidates, however deep `candidateDepth` goes, so a deeper list adds candidates without moving the scale.
+    public var scaleDepth = SearchRequest.defaultScaleDepth
+    /// BM25's parameters as set; nil: the mode's default (`bm25`).
+    public var chosenBM25: BM25? = nil
+    /// BM25's parameters for the keyword ranking in force: the ones set, or the mode's default — keyword mode
+    /// `BM25()` (best alone), hybrid `defaultHybridBM25` (best fused); each chosen on the suite's mean.
+    public var bm25: BM25 {
+        get { chosenBM25 ?? (mode == .hybrid ? SearchRequest.defaultHybridBM25 : BM25()) }
+        set { chosenBM25 = newValue }
+    }
     /// With `groupByDocument`, hybrid mode fuses documents: each ranking is first reduced to documents (a
     /// document at its best passage's place, with that passage's score), so a document's passages do not compete
     /// for its place. Off, passages are fused and each document keeps its best fused passage.
@@ -123,13 +132,20 @@ public struct SearchRequest: Sendable, Equatable, Codable {
 
     /// Chosen by the mean nDCG@10 over the four public sets, `trove-bench relevance --suite --sweep`, with no set
     /// below its reference RRF and the Corpora queries' nDCG@10 at 0.85 or more (BENCHMARKS.md).
-    public static let defaultCandidateDepth = 100
+    public static let defaultCandidateDepth = 200
     /// Convex z-score fusion was the best admissible family; every RRF variant dropped the Corpora guard to ≤ 0.68.
     public static let defaultFusion = FusionMethod.convex
     /// Used with `--fusion rrf` only: the literature's (and the reference baseline's) constant, not tuned.
     public static let defaultFusionConstant = 60.0
     /// Chosen with the fusion (BENCHMARKS.md).
     public static let defaultKeywordWeight = 1.0
+    /// Chosen with the depth: each ranking's scale from its best 100 (the depth the z-score fusion was first
+    /// chosen at) while candidates come from 200, so a document deep in one ranking gets its own low score, not the
+    /// ranking's floor; the Corpora guard, whose 276 passages a deeper scale would cover whole, stays at 0.8531.
+    public static let defaultScaleDepth = 100
+    /// BM25 in hybrid mode, chosen with the fusion: the reference's k1 0.9, b 0.4 (Anserini's) fused best; alone,
+    /// keyword mode keeps `BM25()` (k1 1.2, b 0.5), which ranks best by itself (BENCHMARKS.md).
+    public static let defaultHybridBM25 = BM25(k1: 0.9, b: 0.4, headingWeight: BM25.defaultHeadingWeight)
     /// Chosen with the fusion: z-score kept the Corpora guard at 0.85, min-max dropped it to 0.68 (BENCHMARKS.md).
     public static let defaultNormalization = ScoreFusion.Normalization.zScore
     /// Measured, not chosen: reducing each ranking to documents first did not beat the best passage
@@ -149,6 +165,7 @@ public struct SearchRequest: Sendable, Equatable, Codable {
         guard candidateDepth >= 1 else {
             throw SearchRequestError("candidate depth must be 1 or more, got \(candidateDepth)")
         }
+        guard scaleDepth >= 1 else { throw SearchRequestError("scale depth must be 1 or more, got \(scaleDepth)") }
         try finite(fusionConstant, "fusion constant", 0...Double.infinity)
         try finite(keywordWeight, "keyword weight", 0...Double.infinity)
         try finite(bm25.k1, "BM25 k1", 0...Double.infinity)
@@ -399,7 +416,9 @@ public final class Retriever {
             return RankFusion(constant: request.fusionConstant, weights: weights)
                 .fuse([vector.map(\.id), keyword.map(\.id)])
         case .convex:
-            return ScoreFusion(normalization: request.normalization, weights: weights).fuse([vector, keyword])
+            return ScoreFusion(
+                normalization: request.normalization, weights: weights, statisticsDepth: request.scaleDepth
+            ).fuse([vector, keyword])
         }
     }
 

@@ -13,11 +13,16 @@ public struct ScoreFusion: Sendable, Equatable {
     public var normalization: Normalization
     /// One weight per input list (missing weights count as 1); the fused score is `Σ wᵢ·normᵢ / Σ wᵢ`.
     public var weights: [Double]
+    /// How many of each list's best scores set its scale (min and max, or mean and deviation); nil: all of them.
+    /// Candidates below that depth are scored on the same scale, so a document deep in one list gets its own
+    /// (low) score instead of the list's floor, while the scale stays that of the head, whatever the depth.
+    public var statisticsDepth: Int?
 
-    /// Fusion with a normalisation and per-list weights.
-    public init(normalization: Normalization, weights: [Double] = []) {
+    /// Fusion with a normalisation, per-list weights and the depth the scale is taken from.
+    public init(normalization: Normalization, weights: [Double] = [], statisticsDepth: Int? = nil) {
         self.normalization = normalization
         self.weights = weights
+        self.statisticsDepth = statisticsDepth
     }
 
     /// The union of `lists` (each best first, ids unique within a list), best fused score first; ties by the best
@@ -58,14 +63,16 @@ public struct ScoreFusion: Sendable, Equatable {
     }
 
     /// `scores` on the common scale; a list whose scores are all equal maps to all 1 (min-max) or all 0 (z-score).
+    /// The scale comes from the first `statisticsDepth` scores.
     func normalize(_ scores: [Double]) -> [Double] {
-        guard let low = scores.min(), let high = scores.max() else { return [] }
+        let head = statisticsDepth.map { Array(scores.prefix(Swift.max(1, $0))) } ?? scores
+        guard let low = head.min(), let high = head.max() else { return [] }
         switch normalization {
         case .minMax:
             return scores.map { high > low ? ($0 - low) / (high - low) : 1 }
         case .zScore:
-            let mean = scores.reduce(0, +) / Double(scores.count)
-            let variance = scores.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(scores.count)
+            let mean = head.reduce(0, +) / Double(head.count)
+            let variance = head.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(head.count)
             let deviation = variance.squareRoot()
             return scores.map { deviation > 0 ? ($0 - mean) / deviation : 0 }
         }

@@ -185,8 +185,9 @@ enum RelevanceSuite {
         let defaults = SearchRequest(query: "")
         print(
             "Defaults: \(defaults.fusion.rawValue) fusion, constant \(defaults.fusionConstant), keyword weight "
-                + "\(defaults.keywordWeight), depth \(defaults.candidateDepth), BM25 k1 \(defaults.bm25.k1) "
-                + "b \(defaults.bm25.b) heading \(defaults.bm25.headingWeight)\n")
+                + "\(defaults.keywordWeight), depth \(defaults.candidateDepth), scale from the best "
+                + "\(defaults.scaleDepth), BM25 k1 \(defaults.bm25.k1) b \(defaults.bm25.b) heading "
+                + "\(defaults.bm25.headingWeight) (keyword mode k1 \(BM25().k1) b \(BM25().b))\n")
         print("| set | mode | nDCG@10 | Recall@10 | Recall@100 | MRR@10 | reference nDCG@10 | difference |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
         let modes: [(SearchMode, String)] = [(.vector, "dense"), (.keyword, "BM25"), (.hybrid, "RRF")]

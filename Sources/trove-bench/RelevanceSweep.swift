@@ -34,6 +34,8 @@ extension RelevanceSuite {
             /// Keyword ranking over whole documents (their statistics) instead of passages; implies documents
             /// first for the vector list.
             var documentStatistics = false
+            /// Convex fusion's scale taken from each list's best this many (nil: the whole depth).
+            var statisticsDepth: Int? = nil
 
             var label: String {
                 let keyword =
@@ -45,7 +47,8 @@ extension RelevanceSuite {
                     let how =
                         fusion == .rrf
                         ? "rrf c \(Int(constant))" : "convex \(normalization.rawValue)"
-                    return "\(how), w \(weight), depth \(depth), \(documents.rawValue), \(keyword)"
+                    let scale = statisticsDepth.map { ", scale from top \($0)" } ?? ""
+                    return "\(how), w \(weight), depth \(depth)\(scale), \(documents.rawValue), \(keyword)"
                 }
             }
         }
@@ -204,7 +207,11 @@ extension RelevanceSuite {
                 switch variant.fusion {
                 case .rrf:
                     RankFusion(constant: variant.constant, weights: weights).fuse(lists.map { $0.map(\.id) })
-                case .convex: ScoreFusion(normalization: variant.normalization, weights: weights).fuse(lists)
+                case .convex:
+                    ScoreFusion(
+                        normalization: variant.normalization, weights: weights,
+                        statisticsDepth: variant.statisticsDepth
+                    ).fuse(lists)
                 }
             return documents(
                 fused.map(\.id), alreadyDocuments: keywordDocuments || variant.documents != .bestPassage)
@@ -315,12 +322,39 @@ extension RelevanceSuite {
                     }
                 }
             }
+            // Convex fusion with candidates deeper than the scale: each list normalised by its best 100, so that
+            // the scale does not move with the depth (the guard's small corpus is whole at depth 400).
+            for bm25 in settings {
+                for depth in [200, 400] {
+                    for normalization in ScoreFusion.Normalization.allCases {
+                        for weight in [0.7, 1.0, 1.5] {
+                            for documents in [Documents.bestPassage, .documentsFirst] {
+                                variants.append(
+                                    Variant(
+                                        mode: .hybrid, fusion: .convex, weight: weight, depth: depth,
+                                        normalization: normalization, bm25: bm25, documents: documents,
+                                        statisticsDepth: 100))
+                            }
+                            variants.append(
+                                Variant(
+                                    mode: .hybrid, fusion: .convex, weight: weight, depth: depth,
+                                    normalization: normalization, bm25: bm25, documents: .documentsFirst,
+                                    documentStatistics: true, statisticsDepth: 100))
+                        }
+                    }
+                }
+            }
             let results = try evaluate(variants)
             fputs(
                 String(
                     format: "%d fusion variants scored in %.0f s\n", results.count, Date().timeIntervalSince(started)),
                 stderr)
             let admissible = results.filter { margin($0.1) >= 0 }.sorted { mean($0.1) > mean($1.1) }
+            let scaled = results.filter { $0.0.statisticsDepth != nil }.sorted { mean($0.1) > mean($1.1) }
+            printTable(
+                "Convex fusion with the scale from each list's top 100, candidates deeper, best 25 by mean nDCG@10 ("
+                    + "\(scaled.filter { margin($0.1) >= 0.01 }.count) of \(scaled.count) meet every set at its "
+                    + "reference RRF + 0.01 with the guard)", Array(scaled.prefix(25)), reference: "RRF")
             printTable(
                 "Best 25 hybrid variants by mean nDCG@10 with no set below its reference RRF and the guard at "
                     + "\(RelevanceSuite.guardFloor) or more (\(admissible.count) of "
@@ -335,6 +369,7 @@ extension RelevanceSuite {
                         let family = results.filter {
                             $0.0.fusion == fusion && (fusion == .rrf || $0.0.normalization == normalization)
                                 && $0.0.documents == documents && $0.0.bm25 == bm25 && !$0.0.documentStatistics
+                                && $0.0.statisticsDepth == nil
                         }
                         if let best = family.max(by: { mean($0.1) < mean($1.1) }) { families.append(best) }
                     }
@@ -374,7 +409,8 @@ extension RelevanceSuite {
                 mode: .hybrid, fusion: defaults.fusion, constant: defaults.fusionConstant,
                 weight: defaults.keywordWeight,
                 depth: defaults.candidateDepth, normalization: defaults.normalization, bm25: defaults.bm25,
-                documents: defaults.documentLevelFusion ? .documentsFirst : .bestPassage)
+                documents: defaults.documentLevelFusion ? .documentsFirst : .bestPassage,
+                statisticsDepth: defaults.scaleDepth)
             let swept = try evaluate(variant)
             for (s, set) in sets.enumerated() {
                 let measured = try RelevanceSuite.measure(set, defaults)

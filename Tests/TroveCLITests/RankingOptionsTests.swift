@@ -73,14 +73,14 @@ struct RankingOptionsTests {
         let chosen = await trove(
             [
                 "search", "--cold", "--explain", "-n", "1", "--fusion", "convex", "--normalization", "zscore",
-                "--keyword-weight", "0.3", "--depth", "50", "--bm25-k1", "0.9", "--bm25-b", "0.4", "--heading-weight",
-                "2",
-                "tea",
+                "--keyword-weight", "0.3", "--depth", "50", "--scale-depth", "30", "--bm25-k1", "0.9", "--bm25-b",
+                "0.4", "--heading-weight", "2", "tea",
             ], index: index, server: server)
         #expect(chosen.status == 0, "\(chosen.error)")
         #expect(
             chosen.output.hasPrefix(
-                "ranking: hybrid, convex, zscore normalisation, keyword weight 0.3, depth 50, BM25 k1 0.9, b 0.4, heading 2\n"
+                "ranking: hybrid, convex, zscore normalisation, keyword weight 0.3, depth 50, scale from the best 30, "
+                    + "BM25 k1 0.9, b 0.4, heading 2\n"
             ),
             "\(chosen.output)")
         let json = await trove(
@@ -99,6 +99,7 @@ struct RankingOptionsTests {
             (["--rrf-constant", "nan"], "Error: --rrf-constant expects a number of at least 0, got 'nan'"),
             (["--bm25-b", "1.5"], "Error: --bm25-b expects a number from 0 to 1, got '1.5'"),
             (["--depth", "0"], "Error: --depth expects a whole number of at least 1, got '0'"),
+            (["--scale-depth", "0"], "Error: --scale-depth expects a whole number of at least 1, got '0'"),
         ])
     func badOptions(arguments: [String], message: String) async throws {
         let run = await trove(["search"] + arguments + ["tea"], index: index, server: server)

@@ -14,6 +14,7 @@ struct SearchRequestTests {
             ("constant", -1, "fusion constant must be 0 or more, got -1.0"),
             ("weight", .nan, "keyword weight must be 0 or more, got nan"),
             ("depth", 0, "candidate depth must be 1 or more, got 0"),
+            ("scale", 0, "scale depth must be 1 or more, got 0"),
             ("limit", -3, "limit must be 0 or more, got -3"),
             ("k1", .infinity, "BM25 k1 must be 0 or more, got inf"),
             ("b", 1.5, "BM25 b must be 0…1, got 1.5"),
@@ -26,6 +27,7 @@ struct SearchRequestTests {
         case "constant": request.fusionConstant = value
         case "weight": request.keywordWeight = value
         case "depth": request.candidateDepth = Int(value)
+        case "scale": request.scaleDepth = Int(value)
         case "limit": request.limit = Int(value)
         case "k1": request.bm25.k1 = value
         case "b": request.bm25.b = value

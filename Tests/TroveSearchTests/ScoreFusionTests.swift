@@ -25,6 +25,18 @@ struct ScoreFusionTests {
         #expect(fused.map(\.id) == [5, 6])
     }
 
+    @Test("the scale from the best N: the head's min-max, deeper candidates below 0, missing ones at the deepest")
+    func scaleFromHead() {
+        let fused = ScoreFusion(normalization: .minMax, statisticsDepth: 2).fuse([
+            [ScoredRow(id: 1, score: 0.9), ScoredRow(id: 2, score: 0.5), ScoredRow(id: 3, score: 0.1)],
+            [ScoredRow(id: 3, score: 10), ScoredRow(id: 1, score: 6), ScoredRow(id: 4, score: 2)],
+        ])
+        // List 1: (s − 0.5) / 0.4 → 1, 0, −1; list 2: (s − 6) / 4 → 1, 0, −1 (4 missing from list 1: −1).
+        let expected: [Int64: Double] = [1: 0.5, 2: -0.5, 3: 0, 4: -1]
+        #expect(fused.map(\.id) == [1, 3, 2, 4])
+        for row in fused { #expect(abs(row.score - expected[row.id]!) < 1e-6) }
+    }
+
     @Test("random lists: fused scores equal a naive convex combination, best first", arguments: [1, 2, 3, 4])
     func againstNaive(seed: UInt64) {
         var random = SplitMix64(seed: seed)
@@ -35,12 +47,15 @@ struct ScoreFusionTests {
                     .sorted { $0.ranks(before: $1) }
             }
             let weights = [1.0, Double(random.next() % 300) / 100]
-            let fused = ScoreFusion(normalization: normalization, weights: weights).fuse(lists)
-            // Naive: normalise each list, missing → the list's lowest normalised value, weighted mean.
+            let head = random.next() % 2 == 0 ? nil : Int(random.next() % 30) + 2
+            let fused = ScoreFusion(normalization: normalization, weights: weights, statisticsDepth: head).fuse(lists)
+            // Naive: normalise each list by its head's statistics, missing → the list's lowest normalised value,
+            // weighted mean.
             var expected: [Int64: Double] = [:]
             let ids = Set(lists.flatMap { $0.map(\.id) })
             for (list, rows) in lists.enumerated() {
-                let scores = rows.map { Double($0.score) }
+                let all = rows.map { Double($0.score) }
+                let scores = head.map { Array(all.prefix($0)) } ?? all
                 let mean = scores.reduce(0, +) / Double(scores.count)
                 let deviation = (scores.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(scores.count))
                     .squareRoot()
@@ -48,7 +63,7 @@ struct ScoreFusionTests {
                     normalization == .minMax
                         ? (s - scores.min()!) / (scores.max()! - scores.min()!) : (s - mean) / deviation
                 }
-                let floor = scores.map(norm).min()!
+                let floor = all.map(norm).min()!
                 for id in ids {
                     let value = rows.first { $0.id == id }.map { norm(Double($0.score)) } ?? floor
                     expected[id, default: 0] += weights[list] * value / weights.reduce(0, +)
