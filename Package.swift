@@ -97,7 +97,7 @@ let package = Package(
             name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
-        .testTarget(name: "OpenAICompatibleTests", dependencies: ["OpenAICompatible"], swiftSettings: strict),
+        .testTarget(name: "OpenAICompatibleTests", dependencies: ["OpenAICompatible", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport"], swiftSettings: strict),
