@@ -28,6 +28,8 @@ public struct OpenAIClient: Sendable {
         session = SessionBox(timeout: timeout)
     }
 
+    var authorization: String? { apiKey.map { "Bearer \($0)" } }
+
     /// The base URL as messages show it.
     public var displayURL: String { baseURL.absoluteString }
 
@@ -126,7 +128,7 @@ public struct OpenAIClient: Sendable {
         request.httpMethod = method
         request.httpBody = body
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         return request
     }
 
@@ -188,4 +190,25 @@ final class SessionBox: Sendable {
     }
 
     deinit { session.finishTasksAndInvalidate() }
+}
+
+extension OpenAIClient {
+    /// The context size llama.cpp's `/props` reports (`default_generation_settings.n_ctx`), nil elsewhere.
+    public func contextSize() async -> Int? {
+        struct Props: Decodable {
+            struct Settings: Decodable { var n_ctx: Int? }
+            var default_generation_settings: Settings?
+            var n_ctx: Int?
+        }
+        var text = baseURL.absoluteString
+        if text.hasSuffix("/v1") { text.removeLast(3) }
+        guard let url = URL(string: text + "/props") else { return nil }
+        var request = URLRequest(url: url, timeoutInterval: min(timeout, 10))
+        if let key = authorization { request.setValue(key, forHTTPHeaderField: "Authorization") }
+        guard let (data, response) = try? await URLSession.shared.data(for: request),
+            (response as? HTTPURLResponse)?.statusCode == 200,
+            let props = try? JSONDecoder().decode(Props.self, from: data)
+        else { return nil }
+        return props.default_generation_settings?.n_ctx ?? props.n_ctx
+    }
 }
