@@ -28,6 +28,7 @@ let package = Package(
     products: [
         .library(name: "TroveKit", targets: ["TroveKit"]),
         .library(name: "Ollama", targets: ["Ollama"]),
+        .library(name: "OpenAICompatible", targets: ["OpenAICompatible"]),
         .executable(name: "trove", targets: ["trove"]),
         .executable(name: "trove-bench", targets: ["trove-bench"]),
     ],
@@ -38,6 +39,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "Ollama", swiftSettings: strict),
+        // Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI): Foundation only, like Ollama.
+        .target(name: "OpenAICompatible", swiftSettings: strict),
         // Optimised in debug builds too: its SHA-256 hashes the 90 MB model when the weights cache is built, which
         // took minutes unoptimised in the tests.
         .target(name: "TroveIngest", swiftSettings: strict + miniLMSettings),
@@ -59,7 +62,9 @@ let package = Package(
             swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
-            dependencies: ["Ollama", "TroveIngest", "TroveStore", "TroveBLAS", "TroveSearch", "TroveMiniLM"],
+            dependencies: [
+                "Ollama", "OpenAICompatible", "TroveIngest", "TroveStore", "TroveBLAS", "TroveSearch", "TroveMiniLM",
+            ],
             swiftSettings: strict
         ),
         // Declared options, parsing, help, completions and man page: shared by trove and trove-bench.
@@ -92,6 +97,7 @@ let package = Package(
             name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
+        .testTarget(name: "OpenAICompatibleTests", dependencies: ["OpenAICompatible", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport"], swiftSettings: strict),

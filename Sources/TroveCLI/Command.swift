@@ -62,17 +62,22 @@ struct CommonOptions {
         default: "$TROVE_INDEX, else $XDG_DATA_HOME/trove/index.sqlite")
     static let ollama = Option(
         "--ollama", value: "URL", help: "Ollama server", default: "$OLLAMA_HOST, else http://127.0.0.1:11434")
+    static let baseURL = Option(
+        "--base-url", value: "URL", help: "OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI)",
+        default: "$OPENAI_BASE_URL, else the config file's base_url")
     /// For an Ollama behind a proxy (`models`, `pull`, `rm`).
     static let apiKey = Option(
         "--api-key", value: "KEY", help: "send Authorization: Bearer KEY", default: "$OLLAMA_API_KEY")
     /// Listed last in every command's help, after its own options.
-    static let options = [index, ollama]
+    static let options = [index, ollama, baseURL]
 
     var index: String?
     var ollama: String?
+    var baseURL: String?
 
     init(parsing arguments: inout Arguments) throws {
         index = arguments.value(Self.index)
         ollama = arguments.value(Self.ollama)
+        baseURL = arguments.value(Self.baseURL)
     }
 }

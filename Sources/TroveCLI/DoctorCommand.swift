@@ -29,7 +29,7 @@ struct DoctorCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, console: console)
         let checks = await TroveIndex.doctor(
-            settings.configuration, model: model, chatModel: chatModel,
+            try settings.configuration, model: model, chatModel: chatModel,
             choice: settings.embedderChoice(kindFlag: nil, modelFlag: nil))
         for check in checks {
             let status = check.passed ? "ok     " : "problem"

@@ -9,13 +9,16 @@ struct EmbedCommand: Command {
     static let discussion = """
         Prints {"embedder", "model", "text", "vector"} per TEXT, in order. Vectors have unit length.
         """
-    static let optionGroups = [OptionGroup("Options", [embedder, model] + CommonOptions.options)]
+    static let optionGroups = [OptionGroup("Options", [provider, embedder, model] + CommonOptions.options)]
     static let epilogue = """
         Examples:
           trove embed --embedder builtin "why is the sky blue?"
           trove embed --embedder ollama --model all-minilm "why is the sky blue?"
         """
 
+    static let provider = Option(
+        "--provider", value: "KIND", IndexCommand.provider.value, help: "what embeds the text",
+        default: "$TROVE_PROVIDER, else ollama")
     static let embedder = Option(
         "--embedder", value: "KIND", IndexCommand.embedder.value, help: "what embeds the text",
         default: "$TROVE_EMBEDDER, else ollama")
@@ -30,7 +33,7 @@ struct EmbedCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        embedderKind = arguments.value(Self.embedder)
+        embedderKind = arguments.value(Self.provider) ?? arguments.value(Self.embedder)
         model = arguments.value(Self.model)
         texts = arguments.operands
         guard !texts.isEmpty else { throw UsageError("what should I embed? give one or more TEXT arguments") }

@@ -16,15 +16,20 @@ extension Settings {
 
     /// What TroveKit needs to open the index these settings name.
     var configuration: TroveConfiguration {
-        // TROVE_EMBED_THREADS: worker threads of the builtin embedder (default: one per CPU).
-        let threads = environment["TROVE_EMBED_THREADS"].flatMap { Int($0) }.map { max(1, $0) }
-        return TroveConfiguration(location: indexPath, ollama: client, modelFolder: modelFolder, embedThreads: threads)
+        get throws {
+            // TROVE_EMBED_THREADS: worker threads of the builtin embedder (default: one per CPU).
+            let threads = environment["TROVE_EMBED_THREADS"].flatMap { Int($0) }.map { max(1, $0) }
+            var configuration = TroveConfiguration(
+                location: indexPath, ollama: client, modelFolder: modelFolder, embedThreads: threads)
+            configuration.openAI = try openAIClient()
+            return configuration
+        }
     }
 
     /// The `--embedder` and `--model` flags with the environment's defaults for a new index.
     func embedderChoice(kindFlag: String?, modelFlag: String?) -> EmbedderChoice {
         EmbedderChoice(
-            kind: kindFlag, model: modelFlag, defaultKind: environment["TROVE_EMBEDDER"],
+            kind: kindFlag, model: modelFlag, defaultKind: defaultProvider,
             defaultOllamaModel: embedModel(flag: nil))
     }
 

@@ -13,7 +13,7 @@ struct IndexCommand: Command {
     static let optionGroups = [
         OptionGroup(
             "Options",
-            [embedder, model, include, exclude, maxFileSize, batch, jobs, retries, retryBaseMs, reembed, json, quiet,
+            [provider, embedder, model, include, exclude, maxFileSize, batch, jobs, retries, retryBaseMs, reembed, json, quiet,
              verbose] + CommonOptions.options)
     ]
     static let epilogue = """
@@ -25,15 +25,20 @@ struct IndexCommand: Command {
           trove index ~/notes
           trove index --include '*.md' --exclude 'archive/**' ~/notes
           trove index --reembed
+          trove index --provider openai --base-url http://127.0.0.1:8080/v1 --model all-minilm ~/notes
         """
     static let operands = Option.Value.folder
 
-    static let embedder = Option(
-        "--embedder", value: "KIND",
+    static let provider = Option(
+        "--provider", value: "KIND",
         .choice([
             Option.Choice("ollama", "an embedding model served by Ollama"),
+            Option.Choice("openai", "an OpenAI-compatible server's /v1/embeddings (--base-url)"),
             Option.Choice("builtin", "all-minilm-l6-v2 in-process, no server"),
-        ]), help: "what embeds the passages", default: "the index's, else $TROVE_EMBEDDER, else ollama")
+        ]), help: "what embeds the passages",
+        default: "the index's, else $TROVE_PROVIDER, else the config file's provider, else ollama")
+    static let embedder = Option(
+        "--embedder", value: "KIND", provider.value, help: "the same as --provider")
     static let model = Option(
         "--model", value: "NAME", help: "embedding model", default: "$TROVE_EMBED_MODEL, else nomic-embed-text")
     static let include = Option(
@@ -79,7 +84,7 @@ struct IndexCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         model = arguments.value(Self.model)
-        embedderKind = arguments.value(Self.embedder)
+        embedderKind = arguments.value(Self.provider) ?? arguments.value(Self.embedder)
         crawl.includes = arguments.values(Self.include)
         crawl.excludes = arguments.values(Self.exclude)
         if let size = arguments.byteSize(Self.maxFileSize) { crawl.maxFileSize = size }

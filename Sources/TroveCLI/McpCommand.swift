@@ -48,7 +48,7 @@ struct McpCommand: Command {
         let settings = try Settings(common, environment: console.environment)
         let tools = MCPTools(
             MCPTools.Settings(
-                configuration: settings.configuration, chatModel: settings.chatModel(flag: chatModelFlag),
+                configuration: try settings.configuration, chatModel: settings.chatModel(flag: chatModelFlag),
                 chatModelChosen: settings.chatModelChosen(flag: chatModelFlag)))
         console.log("trove mcp: serving \(settings.indexPath) on stdin/stdout")
         // Loading meanwhile: `initialize` is answered at once, and a first search waits only for what is left.

@@ -236,7 +236,7 @@ struct SearchCommand: Command {
             return ExitCode.success
         }
         // The index's own embedder, never another; keyword mode does not call it (and loads no model).
-        var configuration = settings.configuration
+        var configuration = try settings.configuration
         configuration.vectorLoad = vectorLoad
         let index = try TroveIndex(opening: configuration)
         try await index.checkRequestedModel(model)

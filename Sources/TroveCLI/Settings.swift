@@ -1,5 +1,6 @@
 import Foundation
 import Ollama
+import OpenAICompatible
 import Synchronization
 import TroveKit
 
@@ -16,6 +17,8 @@ struct Settings {
     var file: ConfigFile
     /// `--api-key`, for an Ollama behind a proxy; else `OLLAMA_API_KEY`. Never printed or stored.
     var apiKeyFlag: String?
+    /// The OpenAI-compatible server: `--base-url`, else `OPENAI_BASE_URL`, else the file's `base_url`.
+    var openAIURL: URL?
 
     init(_ common: CommonOptions, environment: [String: String], apiKey: String? = nil) throws {
         self.environment = environment
@@ -37,6 +40,54 @@ struct Settings {
         } catch {
             throw UsageError(String(describing: error))
         }
+        let base = [common.baseURL, environment["OPENAI_BASE_URL"], file.baseURL].compactMap { $0 }
+            .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        if let base {
+            guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw UsageError("'\(base)' is not an http(s) URL — give the server's base, e.g. --base-url http://127.0.0.1:8080/v1")
+            }
+            openAIURL = url
+        }
+    }
+
+    /// The key for the OpenAI-compatible server: `OPENAI_API_KEY`, else the file named by `api_key_file`, else what
+    /// `api_key_command` prints. Read only when a server is named; never stored or printed.
+    func openAIKey() throws -> String? {
+        if let key = environment["OPENAI_API_KEY"], !key.isEmpty { return key }
+        if let path = file.apiKeyFile {
+            let full = IndexLocation.expandingTilde(path, environment: environment)
+            guard let text = try? String(contentsOfFile: full, encoding: .utf8) else {
+                throw UsageError("api_key_file \(full) (in \(file.path)) cannot be read — fix the path or its permissions")
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let command = file.apiKeyCommand {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw UsageError("api_key_command (in \(file.path)) exited \(process.terminationStatus) — run it by hand to see why")
+            }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return nil
+    }
+
+    /// A client of the OpenAI-compatible server, when one is named.
+    func openAIClient() throws -> OpenAIClient? {
+        guard let openAIURL else { return nil }
+        return OpenAIClient(baseURL: openAIURL, apiKey: try openAIKey(), timeout: file.requestTimeout ?? 300)
+    }
+
+    /// The embedding provider for a new index: `TROVE_PROVIDER`, else `TROVE_EMBEDDER`, else the file's `provider`.
+    var defaultProvider: String? {
+        [environment["TROVE_PROVIDER"], environment["TROVE_EMBEDDER"], file.provider].compactMap { $0 }
+            .first { !$0.isEmpty }
     }
 
     /// The settings of a command that may send the API key: warns on `console` (once per process) when the key
@@ -187,9 +238,17 @@ struct ConfigFile: Equatable {
     var searchLimit: Int?
     var chatTemperature: Double?
     var requestTimeout: Double?
+    /// The embedding provider for a new index: `ollama`, `openai` or `builtin`.
+    var provider: String?
+    /// The OpenAI-compatible server's base URL.
+    var baseURL: String?
+    /// Where the OpenAI key is kept (the key itself never goes in this file), or the command that prints it.
+    var apiKeyFile: String?
+    var apiKeyCommand: String?
 
     static let keys = [
         "ollama_url", "embed_model", "chat_model", "index", "search_limit", "chat_temperature", "request_timeout",
+        "provider", "base_url", "api_key_file", "api_key_command",
     ]
 
     /// A problem with the file.
@@ -266,6 +325,13 @@ struct ConfigFile: Equatable {
         file.embedModel = try text("embed_model")
         file.chatModel = try text("chat_model")
         file.index = try text("index")
+        file.provider = try text("provider")
+        file.baseURL = try text("base_url")
+        file.apiKeyFile = try text("api_key_file")
+        file.apiKeyCommand = try text("api_key_command")
+        if let provider = file.provider, !["ollama", "openai", "builtin"].contains(provider) {
+            throw Problem(message: "bad value for 'provider' in config file \(path): expected ollama, openai or builtin")
+        }
         if object["search_limit"] != nil {
             guard let value = number("search_limit"), value == value.rounded(), value >= 1, value <= 10_000 else {
                 throw bad("search_limit", "a whole number from 1 to 10000")

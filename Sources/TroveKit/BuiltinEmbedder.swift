@@ -1,5 +1,6 @@
 import Dispatch
 import Ollama
+import OpenAICompatible
 import Synchronization
 import TroveMiniLM
 
@@ -86,13 +87,13 @@ public struct BuiltinEmbedder: Embedder {
 /// Builds the embedder an index names: `ollama` with a model, or `builtin`.
 public enum EmbedderFactory {
     /// The embedder kinds, as `--embedder` and `TROVE_EMBEDDER` spell them.
-    public static let kinds = ["ollama", "builtin"]
+    public static let kinds = ["ollama", "builtin", "openai"]
 
     /// Checks a user-given kind; nil when none was given.
     public static func kind(_ value: String?) throws -> String? {
         guard let value, !value.isEmpty else { return nil }
         guard kinds.contains(value) else {
-            throw EmbedderChoiceError("unknown embedder '\(value)' — use --embedder ollama or --embedder builtin")
+            throw EmbedderChoiceError("unknown embedder '\(value)' — use --provider ollama, openai or builtin")
         }
         return value
     }
@@ -110,7 +111,8 @@ public enum EmbedderFactory {
 
     /// Makes the embedder; `builtin` only runs `all-minilm-l6-v2` and needs its files in `modelFolder`.
     public static func make(
-        kind: String, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil
+        kind: String, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil,
+        openAI: OpenAIClient? = nil
     ) throws -> any Embedder {
         switch kind {
         case "builtin":
@@ -123,6 +125,13 @@ public enum EmbedderFactory {
             return BuiltinEmbedder(folder: modelFolder, threads: threads ?? MiniLM.defaultThreads)
         case "ollama":
             return OllamaEmbedder(client: client, model: model)
+        case "openai":
+            guard let openAI else {
+                throw EmbedderChoiceError(
+                    "the openai provider needs a server — give --base-url URL (or OPENAI_BASE_URL, or base_url in "
+                        + "the config file), e.g. --base-url http://127.0.0.1:8080/v1")
+            }
+            return OpenAIEmbedder(client: openAI, model: model)
         default:
             throw EmbedderChoiceError("unknown embedder '\(kind)' — use --embedder ollama or --embedder builtin")
         }

@@ -76,6 +76,14 @@ extension Fingerprint {
     /// Refuses a run whose model was re-pulled with other weights under the same name.
     static func checkDigest(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
         guard let old = existing.modelDigest, let new = proposed.modelDigest, old != new else { return }
+        if old.hasPrefix("host=") {
+            // An OpenAI-compatible server: the same model id on another server may be other weights.
+            throw IndexError(
+                code: .digestMismatch,
+                message: "index \(indexPath) was embedded by '\(proposed.model)' on the server at "
+                    + "\(old.dropFirst(5)), not \(new.dropFirst(5)) — use that server's --base-url, or rebuild the "
+                    + "vectors: trove index --reembed")
+        }
         throw IndexError(
             code: .digestMismatch,
             message: "model '\(proposed.model)' changed since index \(indexPath) was built (digest "

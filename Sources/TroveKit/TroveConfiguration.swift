@@ -1,4 +1,5 @@
 import Ollama
+import OpenAICompatible
 import TroveMiniLM
 import TroveStore
 
@@ -10,6 +11,8 @@ public struct TroveConfiguration: Sendable {
     public var location: String
     /// The Ollama server that embeds (for an index that records `ollama`) and writes answers.
     public var ollama: OllamaClient
+    /// The OpenAI-compatible server (`--base-url`) for an index that records `openai`; nil when none is named.
+    public var openAI: OpenAIClient?
     /// The folder holding the built-in model's files.
     public var modelFolder: String
     /// Worker threads of the built-in embedder; nil is one per CPU.
@@ -41,7 +44,7 @@ public struct TroveConfiguration: Sendable {
             choice.model.flatMap { $0.isEmpty ? nil : $0 }
             ?? EmbedderFactory.defaultModel(kind: kind, indexed: indexed, ollamaDefault: choice.defaultOllamaModel)
         return try EmbedderFactory.make(
-            kind: kind, model: model, client: ollama, modelFolder: modelFolder, threads: embedThreads)
+            kind: kind, model: model, client: ollama, modelFolder: modelFolder, threads: embedThreads, openAI: openAI)
     }
 }
 
@@ -51,7 +54,7 @@ package typealias VectorLoadMode = VectorCache.LoadMode
 /// Which embedder a front end asks for. Only indexing and `embed` choose; search always uses the one the index
 /// records.
 public struct EmbedderChoice: Sendable, Equatable {
-    /// `--embedder`: `ollama` or `builtin`; nil keeps the index's.
+    /// `--provider` (or `--embedder`): `ollama`, `openai` or `builtin`; nil keeps the index's.
     public var kind: String?
     /// `--model`; nil keeps the index's (or the default for a new index).
     public var model: String?

@@ -1,5 +1,6 @@
 import Foundation
 import Ollama
+import OpenAICompatible
 import TroveBLAS
 import TroveMiniLM
 import TroveStore
@@ -45,6 +46,12 @@ public enum FailureKind: Sendable, Equatable {
         case let error as OllamaError:
             switch error.kind {
             case .unreachable, .timeout, .modelMissing, .notCapable, .serverBusy: self = .unavailable
+            case .cancelled: self = .interrupted
+            default: self = .failure
+            }
+        case let error as OpenAIError:
+            switch error.kind {
+            case .unauthorized, .notFound, .unreachable, .timeout, .rateLimited: self = .unavailable
             case .cancelled: self = .interrupted
             default: self = .failure
             }

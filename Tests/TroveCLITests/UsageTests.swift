@@ -85,7 +85,7 @@ struct UsageTests {
             ),
             (["search", "--mode", "fast", "x"], "Error: --mode expects hybrid, vector or keyword, got 'fast'"),
             (["search", "-0", "x"], "Error: -0/--null goes with -l/--files"),
-            (["index", "--embedder", "olama", "x"], "Error: --embedder expects ollama or builtin, got 'olama' — did you mean 'ollama'?"),
+            (["index", "--embedder", "olama", "x"], "Error: --embedder expects ollama, openai or builtin, got 'olama' — did you mean 'ollama'?"),
             (["completions", "tcsh"], "Error: no completions for 'tcsh': bash, zsh or fish"),
             (["search"], "Error: what should I search for? give a QUERY"),
             (["search", "-n", "zero", "x"], "Error: -n/--limit expects a whole number of at least 1, got 'zero'"),

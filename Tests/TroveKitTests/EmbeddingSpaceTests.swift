@@ -28,7 +28,7 @@ struct EmbeddingSpaceTests {
 
     @Test("an unknown kind is refused")
     func unknownKind() {
-        #expect(throws: EmbedderChoiceError("unknown embedder 'tfidf' — use --embedder ollama or --embedder builtin")) {
+        #expect(throws: EmbedderChoiceError("unknown embedder 'tfidf' — use --provider ollama, openai or builtin")) {
             try EmbedderFactory.kind("tfidf")
         }
     }
