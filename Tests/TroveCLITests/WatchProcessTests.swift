@@ -15,7 +15,8 @@ struct WatchProcessTests {
         let environment = ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": index]
         try #require(try await runBinary(["index", notes], environment: environment).status == 0)
 
-        server.fault = .delay(milliseconds: 150)
+        // Two embedding requests of a second each: the pass is surely running when trove index starts.
+        server.fault = .delay(milliseconds: 1000)
         let first = try Child(["watch", "--json"], environment: environment, logs: folder.path + "/first")
         #expect(await eventually { (try String(contentsOfFile: first.outputPath, encoding: .utf8)).contains("startup") })
         let before = server.embeddedInputCount
