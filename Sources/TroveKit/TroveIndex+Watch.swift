@@ -18,6 +18,9 @@ public struct WatchOptions: Sendable {
     public var maxBackoff: Duration
     /// The first of those waits.
     public var firstBackoff: Duration
+    /// Watch at most this many folders, as if `fs.inotify.max_user_watches` ran out there (to test the fallback
+    /// without lowering a machine-wide limit); nil: as many as the kernel allows.
+    public var watchLimit: Int?
 
     public init(
         index: IndexOptions, quiet: Duration = .milliseconds(300), maxWait: Duration = .seconds(2),
@@ -80,7 +83,7 @@ extension TroveIndex {
         let watcher = try FolderWatcher(
             FolderWatcher.Configuration(
                 roots: roots, crawl: options.index.crawl, quiet: options.quiet, maxWait: options.maxWait,
-                rescanEvery: options.rescanEvery, fallbackEvery: options.fallbackEvery),
+                rescanEvery: options.rescanEvery, fallbackEvery: options.fallbackEvery, watchLimit: options.watchLimit),
             onReady: { tick.yield() }, onNotice: { continuation.yield(.notice($0.description)) })
         let folders = try watcher.start()
         continuation.yield(.watching(roots: roots, folders: folders))

@@ -315,6 +315,25 @@ struct WatchTests {
         await rig.finish()
     }
 
+    @Test("past the watch limit: one message naming it and the sysctl, and those folders are scanned periodically")
+    func watchLimit() async throws {
+        let rig = try await WatchRig(files: ["a.md": "alpha\n", "one/b.md": "beta\n", "two/c.md": "gamma\n"]) {
+            $0.watchLimit = 2
+            $0.fallbackEvery = .milliseconds(300)
+        }
+        let notices = rig.allNotices.filter { $0.contains("max_user_watches") }
+        #expect(notices.count == 1, "\(rig.allNotices)")
+        #expect(notices.first?.contains("sudo sysctl fs.inotify.max_user_watches=524288") == true)
+        #expect(notices.first?.contains(": 1 folder is scanned every 0.3 s instead of watched") == true)
+        // "two" is the folder left unwatched (folders are watched in sorted order: "", "one", "two").
+        try rig.write("two/d.md", "delta, seen by the periodic scan\n")
+        try await rig.expectIndexed(["a.md", "one/b.md", "two/c.md", "two/d.md"])
+        try rig.write("one/e.md", "epsilon, seen by inotify\n")
+        try await rig.expectIndexed(["a.md", "one/b.md", "two/c.md", "two/d.md", "one/e.md"])
+        #expect(rig.allNotices.filter { $0.contains("max_user_watches") }.count == 1, "said once")
+        await rig.finish()
+    }
+
     @Test("while Ollama fails, changes wait (said once) and are indexed when it is back")
     func ollamaDown() async throws {
         let rig = try await WatchRig()

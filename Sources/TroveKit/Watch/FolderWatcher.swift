@@ -19,6 +19,8 @@ final class FolderWatcher: @unchecked Sendable {
         var rescanEvery: Duration?
         /// How often folders that could not be watched (max_user_watches used up) are scanned instead.
         var fallbackEvery: Duration
+        /// At most this many watches, as if max_user_watches ran out there (tests of the fallback); nil: the kernel's.
+        var watchLimit: Int?
     }
 
     /// Something the user should hear about once.
@@ -222,7 +224,8 @@ final class FolderWatcher: @unchecked Sendable {
         for folder in entered.sorted() {
             let path = Self.join(root, folder)
             if watches[path] != nil { continue }
-            switch inotify.add(path) {
+            let added = watches.count >= (configuration.watchLimit ?? .max) ? .failure(Errno(ENOSPC)) : inotify.add(path)
+            switch added {
             case .success(let watch):
                 watches[path] = watch
                 folders[watch] = (root, folder)
@@ -286,8 +289,9 @@ extension FolderWatcher.Notice: CustomStringConvertible {
                 + "folder is rescanned once"
         case .watchLimit(let limit, let unwatched, let every):
             let value = limit.map { " (\($0))" } ?? ""
-            return "fs.inotify.max_user_watches\(value) is used up: \(unwatched) folders are scanned every "
-                + "\(Int(every.components.seconds)) s instead of watched — raise it: "
+            let folders = unwatched == 1 ? "1 folder is" : "\(unwatched) folders are"
+            return "fs.inotify.max_user_watches\(value) is used up: \(folders) scanned every "
+                + String(format: "%g", every.seconds) + " s instead of watched — raise it: "
                 + "sudo sysctl fs.inotify.max_user_watches=524288"
         }
     }
