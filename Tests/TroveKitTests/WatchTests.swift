@@ -59,8 +59,8 @@ final class WatchRig: Sendable {
     var allPasses: [WatchPass] { passes.withLock { $0 } }
     var allNotices: [String] { notices.withLock { $0 } }
 
-    /// The first pass after the `count`th; fails the test after 15 s.
-    func nextPass(after count: Int, within seconds: Double = 15) async throws -> WatchPass {
+    /// The first pass after the `count`th; fails the test after a minute (generous: the whole suite shares 2 cores).
+    func nextPass(after count: Int, within seconds: Double = 60) async throws -> WatchPass {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let pass = passes.withLock({ $0.count > count ? $0[count] : nil }) { return pass }
@@ -84,7 +84,7 @@ final class WatchRig: Sendable {
 
     /// Waits until the index holds exactly `paths` (passes may take a moment to follow one another).
     func expectIndexed(_ paths: Set<String>, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         var last: Set<String> = []
         while Date() < deadline {
             last = try await indexed()
@@ -102,13 +102,31 @@ final class WatchRig: Sendable {
     }
 
     /// What a full `trove index` pass would still change after the watch: nothing, when it missed nothing.
+    /// (Waits while the watcher's own pass holds the writer lock.)
     func fullPassChanges() async throws -> Int {
-        var summary: IndexSummary?
-        for try await progress in try await index.index(IndexOptions(roots: [root])) {
-            if case .finished(let done) = progress { summary = done }
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            do {
+                var summary: IndexSummary?
+                for try await progress in try await index.index(IndexOptions(roots: [root])) {
+                    if case .finished(let done) = progress { summary = done }
+                }
+                let done = try #require(summary)
+                return done.newDocuments + done.changedDocuments + done.removedDocuments
+            } catch let error where String(describing: error).contains("is writing index") && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
-        let done = try #require(summary)
-        return done.newDocuments + done.changedDocuments + done.removedDocuments
+    }
+
+    /// Waits until a notice satisfies `condition`.
+    func eventuallyNotice(_ condition: (String) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if allNotices.contains(where: condition) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 
     func path(_ relative: String) -> String { root + "/" + relative }
@@ -348,7 +366,7 @@ struct WatchTests {
         #expect(try await rig.indexed() == ["a.md"])
         rig.server.fault = .normal
         try await rig.expectIndexed(["a.md", "b.md", "c.md", "d.md"])
-        #expect(rig.allNotices.contains { $0.hasPrefix("indexing again") })
+        #expect(await rig.eventuallyNotice { $0.hasPrefix("indexing again") })
         await rig.finish()
     }
 
@@ -362,7 +380,7 @@ struct WatchTests {
         _ = "4242\n".withCString { write(lock, $0, 5) }
         try rig.write("b.md", "waits for the lock\n")
         try await Task.sleep(for: .milliseconds(800))
-        #expect(rig.allNotices.contains { $0.contains("pid 4242") }, "\(rig.allNotices)")
+        #expect(await rig.eventuallyNotice { $0.contains("pid 4242") }, "\(rig.allNotices)")
         #expect(try await rig.indexed() == ["a.md"])
         close(lock)
         try await rig.expectIndexed(["a.md", "b.md"])
