@@ -56,6 +56,34 @@ struct WatchProcessTests {
         #expect((summary["new"] as? Int ?? 0) >= 1 && summary["removed"] as? Int == 1, "\(line)")
     }
 
+    @Test("trove serve --watch and trove mcp --watch keep the index current while they serve")
+    func serversWatch() async throws {
+        let server = try FakeOllamaServer()
+        let folder = try TemporaryDirectory()
+        let notes = try writeNotes(2, in: folder)
+        let index = folder.path + "/i.sqlite"
+        let environment = ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": index]
+        try #require(try await runBinary(["index", notes], environment: environment).status == 0)
+        for (number, command) in [["serve", "--watch"], ["mcp", "--watch"]].enumerated() {
+            // trove mcp serves until its stdin closes: give it a pipe that stays open.
+            let input = Pipe()
+            let child = try Child(
+                command, environment: environment, logs: folder.path + "/\(command[0])",
+                input: command[0] == "mcp" ? input.fileHandleForReading : nil)
+            let log = { (try? String(contentsOfFile: child.errorPath, encoding: .utf8)) ?? "" }
+            #expect(await eventually(within: 30) { log().contains("caught up") }, "\(log())")
+            let word = "okapi\(number)"
+            try folder.write("notes/seen by \(command[0]).md", "a note about the \(word)\n")
+            #expect(
+                await eventually {
+                    (try? runBinaryBlockingForTest(["search", "--mode", "keyword", "--cold", word], environment))?
+                        .contains("seen by \(command[0]).md") == true
+                }, "\(command)")
+            child.signal(SIGTERM)
+            _ = await child.wait()
+        }
+    }
+
     @Test("usage: --poll needs a whole number of seconds, --help documents the options")
     func usage() async throws {
         let folder = try TemporaryDirectory()
@@ -74,4 +102,20 @@ struct WatchProcessTests {
             #expect(text.output.contains("--watch"), "\(command)")
         }
     }
+}
+
+/// `trove ARGS` run to the end on the calling thread; its stdout. For polling inside `eventually`.
+func runBinaryBlockingForTest(_ arguments: [String], _ environment: [String: String]) throws -> String {
+    let process = Process()
+    process.executableURL = troveExecutable
+    process.arguments = arguments
+    process.environment = environment.merging(["HOME": NSTemporaryDirectory()]) { $1 }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
 }
