@@ -18,8 +18,10 @@ struct WatchCommand: Command {
     static let optionGroups = [
         OptionGroup(
             "Options",
-            [IndexCommand.embedder, IndexCommand.model, IndexCommand.include, IndexCommand.exclude,
-             IndexCommand.maxFileSize, poll, IndexCommand.retries, IndexCommand.retryBaseMs, json, quiet, verbose]
+            [
+                IndexCommand.embedder, IndexCommand.model, IndexCommand.include, IndexCommand.exclude,
+                IndexCommand.maxFileSize, poll, IndexCommand.retries, IndexCommand.retryBaseMs, json, quiet, verbose,
+            ]
                 + CommonOptions.options)
     ]
     static let epilogue = """

@@ -206,7 +206,9 @@ private struct Walk {
 
     /// Where a path stands against a scope: inside it, above part of it (a folder to pass through), or outside.
     enum Placement {
-        case inside, above([String]), outside
+        case inside
+        case above([String])
+        case outside
     }
 
     static func place(_ child: String, in scope: [String]?) -> Placement {

@@ -15,7 +15,10 @@ public final class StopSignal: Sendable {
     /// Asks the run to stop after its current transaction.
     public func stop() {
         flag.store(true, ordering: .releasing)
-        for action in handlers.withLock({ current in defer { current = [] }; return current }) { action() }
+        for action in handlers.withLock({ current in
+            defer { current = [] }
+            return current
+        }) { action() }
     }
 
     /// Runs `action` when the signal is raised (at once if it already was).

@@ -76,7 +76,8 @@ extension TroveIndex {
             options.index.roots.isEmpty
             ? try store.roots().map(\.path) : options.index.roots.map(Crawler.standardizedRoot)
         guard !roots.isEmpty else {
-            throw WatchError(code: .noFolders, message: "index \(location) has no folders yet — run: trove watch FOLDER")
+            throw WatchError(
+                code: .noFolders, message: "index \(location) has no folders yet — run: trove watch FOLDER")
         }
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: WatchEvent.self)
         let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

@@ -1,12 +1,14 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 import Testing
 import TroveStore
 import TroveTestSupport
 
 @Suite("trove watch as a process: kill -9, restart, the writer lock, signals", .serialized)
 struct WatchProcessTests {
-    @Test("killed with kill -9 mid-batch, a restarted watch catches up with every change; trove index meanwhile is refused naming it")
+    @Test(
+        "killed with kill -9 mid-batch, a restarted watch catches up with every change; trove index meanwhile is refused naming it"
+    )
     func killedThenRestarted() async throws {
         let server = try FakeOllamaServer()
         let folder = try TemporaryDirectory()
@@ -18,7 +20,8 @@ struct WatchProcessTests {
         // Two embedding requests of a second each: the pass is surely running when trove index starts.
         server.fault = .delay(milliseconds: 1000)
         let first = try Child(["watch", "--json"], environment: environment, logs: folder.path + "/first")
-        #expect(await eventually { (try String(contentsOfFile: first.outputPath, encoding: .utf8)).contains("startup") })
+        #expect(
+            await eventually { (try String(contentsOfFile: first.outputPath, encoding: .utf8)).contains("startup") })
         let before = server.embeddedInputCount
         _ = try writeNotes(40, in: folder)  // 37 new notes, 3 rewritten the same
         #expect(await eventually { server.embeddedInputCount > before })
@@ -35,7 +38,8 @@ struct WatchProcessTests {
 
         server.fault = .normal
         let second = try Child(["watch", "--json"], environment: environment, logs: folder.path + "/second")
-        #expect(await eventually { (try String(contentsOfFile: second.outputPath, encoding: .utf8)).contains("startup") })
+        #expect(
+            await eventually { (try String(contentsOfFile: second.outputPath, encoding: .utf8)).contains("startup") })
         let store = try IndexStore(path: index, createIfMissing: false)
         #expect(try store.integrityCheck() == "ok")
         // The same contents as a fresh index of the folder as it is now.

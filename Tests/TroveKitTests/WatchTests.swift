@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import Foundation
+@preconcurrency import Glibc
 import Ollama
 import Synchronization
 import Testing
@@ -18,7 +18,10 @@ final class WatchRig: Sendable {
     private let ended = Mutex<(any Error)?>(nil)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(files: [String: String] = ["a.md": "# Alpha\n\nthe first note\n"], tweak: (inout WatchOptions) -> Void = { _ in })
+    init(
+        files: [String: String] = ["a.md": "# Alpha\n\nthe first note\n"],
+        tweak: (inout WatchOptions) -> Void = { _ in }
+    )
         async throws
     {
         server = try FakeOllamaServer()

@@ -78,7 +78,12 @@ final class FolderWatcher: @unchecked Sendable {
     }
 
     /// Takes every change handed over so far.
-    func take() -> ChangeSet { ready.withLock { current in defer { current = ChangeSet() }; return current } }
+    func take() -> ChangeSet {
+        ready.withLock { current in
+            defer { current = ChangeSet() }
+            return current
+        }
+    }
 
     /// Gives changes back (a pass failed before saving them); they go out with the next batch.
     func putBack(_ changes: ChangeSet) { ready.withLock { $0.merge(changes) } }
@@ -224,7 +229,8 @@ final class FolderWatcher: @unchecked Sendable {
         for folder in entered.sorted() {
             let path = Self.join(root, folder)
             if watches[path] != nil { continue }
-            let added = watches.count >= (configuration.watchLimit ?? .max) ? .failure(Errno(ENOSPC)) : inotify.add(path)
+            let added =
+                watches.count >= (configuration.watchLimit ?? .max) ? .failure(Errno(ENOSPC)) : inotify.add(path)
             switch added {
             case .success(let watch):
                 watches[path] = watch

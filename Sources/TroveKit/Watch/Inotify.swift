@@ -17,8 +17,9 @@ final class Inotify {
     /// maps it) never closes it; the debounce folds the repeats. IN_DONT_FOLLOW and IN_ONLYDIR: the crawl follows
     /// no folder links, neither does the watch. IN_EXCL_UNLINK: a deleted file held open reports nothing more.
     static let folderMask: UInt32 =
-        UInt32(bitPattern: IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
-            | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+        UInt32(
+            bitPattern: IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
+                | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
 
     private let descriptor: Int32
     private let wakeRead: Int32
@@ -79,11 +80,12 @@ final class Inotify {
             pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
         ]
-        let milliseconds: Int32 = timeout.map { duration in
-            let parts = duration.components
-            let ms = parts.seconds * 1000 + (parts.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-            return Int32(clamping: max(0, ms))
-        } ?? -1
+        let milliseconds: Int32 =
+            timeout.map { duration in
+                let parts = duration.components
+                let ms = parts.seconds * 1000 + (parts.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+                return Int32(clamping: max(0, ms))
+            } ?? -1
         let ready = poll(&fds, 2, milliseconds)
         guard ready > 0 else { return ([], false) }
         var woken = false
