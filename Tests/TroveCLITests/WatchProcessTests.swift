@@ -17,14 +17,17 @@ struct WatchProcessTests {
         let environment = ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": index]
         try #require(try await runBinary(["index", notes], environment: environment).status == 0)
 
-        // Two embedding requests of a second each: the pass is surely running when trove index starts.
-        server.fault = .delay(milliseconds: 1000)
+        // Embedding requests of 6 s (two in flight at once): the pass is surely running when trove index starts,
+        // even on a loaded machine.
+        server.fault = .delay(milliseconds: 6000)
         let first = try Child(["watch", "--json"], environment: environment, logs: folder.path + "/first")
         #expect(
             await eventually { (try String(contentsOfFile: first.outputPath, encoding: .utf8)).contains("startup") })
         let before = server.embeddedInputCount
         _ = try writeNotes(40, in: folder)  // 37 new notes, 3 rewritten the same
-        #expect(await eventually { server.embeddedInputCount > before })
+        // The burst is handed over 300 ms after its last event; then the pass sits in its embedding requests.
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(server.embeddedInputCount == before, "still embedding")
         // Mid-pass: the watcher holds the writer lock, and says who it is.
         let refused = try await runBinary(["index"], environment: environment)
         #expect(refused.status == 1)
