@@ -25,7 +25,7 @@ struct McpCommand: Command {
         noticed before the next call. Requests run concurrently (at most 64 at once);
         notifications/cancelled stops one.
         """
-    static let optionGroups = [OptionGroup("Options", [chatModel] + CommonOptions.options)]
+    static let optionGroups = [OptionGroup("Options", [chatModel, watch] + CommonOptions.options)]
     static let epilogue = """
         Examples:
           claude mcp add trove -- trove mcp
@@ -35,12 +35,17 @@ struct McpCommand: Command {
     static let chatModel = Option(
         "--chat-model", value: "NAME", help: "chat model for the ask tool", default: "$TROVE_CHAT_MODEL, else llama3.2")
 
+    static let watch = Option(
+        "--watch", help: "also keep the index current as files change, as trove watch does (its log on stderr)")
+
     var common: CommonOptions
     var chatModelFlag: String?
+    var watch: Bool
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         chatModelFlag = arguments.value(Self.chatModel)
+        watch = arguments.flag(Self.watch)
         try arguments.noOperands()
     }
 
@@ -53,6 +58,7 @@ struct McpCommand: Command {
         console.log("trove mcp: serving \(settings.indexPath) on stdin/stdout")
         // Loading meanwhile: `initialize` is answered at once, and a first search waits only for what is left.
         Task { await tools.warmUp() }
+        if watch { try await WatchLog.background(settings.openIndex(), console: console) }
         await MCPServer.serveStandardIO(tools: tools, version: Launcher.version) { console.log($0) }
         return ExitCode.success
     }

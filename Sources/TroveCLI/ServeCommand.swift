@@ -14,17 +14,22 @@ struct ServeCommand: Command {
         Only your own user can use the socket; a client with other settings (another --ollama) or another version
         of trove is refused and searches on its own. Ctrl-C or SIGTERM stops the server and removes the socket.
         """
-    static let optionGroups = [OptionGroup("Options", CommonOptions.options)]
+    static let optionGroups = [OptionGroup("Options", [watch] + CommonOptions.options)]
     static let epilogue = """
         Examples:
           trove serve &
           trove search "rotate the api key"      # answered by the running server
+          trove serve --watch                    # and re-index each edit within a second
         """
 
+    static let watch = Option("--watch", help: "also keep the index current as files change, as trove watch does")
+
     var common: CommonOptions
+    var watch: Bool
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
+        watch = arguments.flag(Self.watch)
         try arguments.noOperands()
     }
 
@@ -33,6 +38,7 @@ struct ServeCommand: Command {
         // The index notices another process's changes itself (a cheap version check per search) and reloads.
         let index = try settings.openIndex()
         try await index.warmUp()
+        if watch { try await WatchLog.background(index, console: console) }
         let socket = WarmSearch.socketPath(forIndex: settings.indexPath)
         // Ctrl-C or SIGTERM stops the server, which removes its socket; a second signal exits at once.
         let stop = StopSignal()

@@ -116,8 +116,15 @@ public struct Crawler: Sendable {
     /// path), and `onSkip` for each file left out with a reason a user should see (too large, unreadable, not a
     /// regular file). Files whose extension is not text are left out silently. Throws `CrawlError` when `root` is
     /// missing or not a folder, and rethrows what `onFile` throws.
+    ///
+    /// `within` limits the walk to these root-relative paths (a file, or a folder and everything below it): the
+    /// folders above them are still read, so their ignore files apply exactly as in a full walk, but nothing else is
+    /// listed or reported. nil walks everything. `onFolder` gets each folder entered inside that scope (`""` is the
+    /// root), which is how `trove watch` knows which folders to watch.
     public func crawl(
         root: String,
+        within: [String]? = nil,
+        onFolder: (String) -> Void = { _ in },
         onFile: (CrawledFile) throws -> Void,
         onSkip: (SkippedFile) -> Void
     ) throws {
@@ -135,9 +142,21 @@ public struct Crawler: Sendable {
             root: absolute, excludes: IgnoreRules(globs: options.excludes),
             includes: IgnoreRules(globs: options.includes),
             maxFileSize: options.maxFileSize)
+        let scope = within.map { paths in paths.map { Self.trimmedRelative($0) } }
         try walk.visit(
-            relative: "", rules: IgnoreRules(), includedByFolder: options.includes.isEmpty, onFile: onFile,
-            onSkip: onSkip)
+            relative: "", scope: scope.flatMap { $0.contains("") ? nil : $0 }, rules: IgnoreRules(),
+            includedByFolder: options.includes.isEmpty, onFolder: onFolder, onFile: onFile, onSkip: onSkip)
+    }
+
+    /// Whether root-relative `path` is one of `scope`'s paths or lies below one of them.
+    public static func isWithin(_ path: String, scope: [String]) -> Bool {
+        if case .inside = Walk.place(path, in: scope.map(trimmedRelative)) { return true }
+        return scope.contains { trimmedRelative($0).isEmpty }
+    }
+
+    /// A root-relative path without leading, trailing or repeated slashes (`""` is the root itself).
+    static func trimmedRelative(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
     }
 
     /// `path` made absolute against the current directory, with `.`, `..`, repeated and trailing slashes removed
@@ -176,7 +195,8 @@ private struct Walk {
     enum Outcome {
         case file(CrawledFile)
         case skip(SkippedFile)
-        case folder(relative: String, included: Bool)
+        /// `scope`: the paths still wanted below this folder, nil for all of it.
+        case folder(relative: String, scope: [String]?, included: Bool)
     }
 
     func absolute(_ relative: String) -> String {
@@ -184,9 +204,26 @@ private struct Walk {
         return root == "/" ? "/" + relative : root + "/" + relative
     }
 
+    /// Where a path stands against a scope: inside it, above part of it (a folder to pass through), or outside.
+    enum Placement {
+        case inside
+        case above([String])
+        case outside
+    }
+
+    static func place(_ child: String, in scope: [String]?) -> Placement {
+        guard let scope else { return .inside }
+        var below: [String] = []
+        for path in scope {
+            if path == child || child.hasPrefix(path + "/") { return .inside }
+            if path.hasPrefix(child + "/") { below.append(path) }
+        }
+        return below.isEmpty ? .outside : .above(below)
+    }
+
     func visit(
-        relative: String, rules inherited: IgnoreRules, includedByFolder: Bool,
-        onFile: (CrawledFile) throws -> Void, onSkip: (SkippedFile) -> Void
+        relative: String, scope: [String]?, rules inherited: IgnoreRules, includedByFolder: Bool,
+        onFolder: (String) -> Void, onFile: (CrawledFile) throws -> Void, onSkip: (SkippedFile) -> Void
     ) throws {
         let path = absolute(relative)
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
@@ -203,6 +240,7 @@ private struct Walk {
             onSkip(SkippedFile(path: relative + "/", reason: .unreadable(why)))
             return
         }
+        if scope == nil { onFolder(relative) }
         var outcomes: [(key: [UInt8], outcome: Outcome)] = []
         var rules = inherited
         do {
@@ -232,6 +270,8 @@ private struct Walk {
 
             for (name, rawType) in entries {
                 let child = relative.isEmpty ? name : relative + "/" + name
+                let placement = Self.place(child, in: scope)
+                if case .outside = placement { continue }
                 if name.hasPrefix("\u{FFFD}") {
                     if DocumentKind(path: name) != nil {
                         outcomes.append(
@@ -256,10 +296,17 @@ private struct Walk {
                         continue
                     }
                     let included = includedByFolder || includes.decision(child, isDirectory: true) == true
+                    var below: [String]?
+                    if case .above(let paths) = placement { below = paths }
                     outcomes.append(
-                        (Array(child.utf8) + [UInt8(ascii: "/")], .folder(relative: child, included: included)))
+                        (
+                            Array(child.utf8) + [UInt8(ascii: "/")],
+                            .folder(relative: child, scope: below, included: included)
+                        ))
                     continue
                 }
+                // A file is reported only when the scope holds it, not when it merely lies on the way.
+                guard case .inside = placement else { continue }
                 // Files, links and specials: ignore rules see them as files (git does not follow links).
                 guard DocumentKind(path: name) != nil else { continue }
                 if rules.isExcluded(child, isDirectory: false) || excludes.isExcluded(child, isDirectory: false) {
@@ -312,8 +359,10 @@ private struct Walk {
             switch outcome {
             case .file(let file): try onFile(file)
             case .skip(let skipped): onSkip(skipped)
-            case .folder(let child, let included):
-                try visit(relative: child, rules: rules, includedByFolder: included, onFile: onFile, onSkip: onSkip)
+            case .folder(let child, let below, let included):
+                try visit(
+                    relative: child, scope: below, rules: rules, includedByFolder: included, onFolder: onFolder,
+                    onFile: onFile, onSkip: onSkip)
             }
         }
     }

@@ -30,12 +30,17 @@ public struct IndexOptions: Sendable {
     public var stop: StopSignal?
     /// At most this many documents per transaction, even when they need no embedding (stat-only updates).
     public var maxDocumentsPerTransaction: Int
+    /// Limits the pass to these absolute paths (files, or folders with everything below them) inside `roots`;
+    /// documents elsewhere are neither read nor removed. nil: all of every root. `trove watch` passes what changed.
+    public var within: [String]?
 
     public init(
         roots: [String], crawl: CrawlOptions = CrawlOptions(), batchSize: Int = IndexOptions.defaultBatchSize,
         jobs: Int = IndexOptions.defaultJobs, retry: RetryPolicy = RetryPolicy(), maxTokens: Int? = nil,
-        reembed: Bool = false, stop: StopSignal? = nil, maxDocumentsPerTransaction: Int = 256
+        reembed: Bool = false, stop: StopSignal? = nil, maxDocumentsPerTransaction: Int = 256,
+        within: [String]? = nil
     ) {
+        self.within = within
         self.roots = roots
         self.crawl = crawl
         self.batchSize = batchSize
@@ -110,7 +115,13 @@ public final class Indexer {
             try await run.reembed(manifest: proposed, report: report)
         }
         for root in roots where !run.summary.interrupted {
-            try await run.index(root: root, crawl: options.crawl, report: report)
+            var scope: [String]?
+            if let within = options.within {
+                let relative = Self.relativePaths(within.map(Self.standardized), under: root)
+                if relative.isEmpty { continue }
+                scope = relative.contains("") ? nil : relative
+            }
+            try await run.index(root: root, scope: scope, crawl: options.crawl, report: report)
         }
         run.summary.retries = counting.value
         run.summary.seconds = (ContinuousClock.now - started).seconds
@@ -119,6 +130,15 @@ public final class Indexer {
 
     static func standardized(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// The paths of `absolute` that lie in `root`, relative to it (`""` for the root itself).
+    static func relativePaths(_ absolute: [String], under root: String) -> [String] {
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return absolute.compactMap { path in
+            if path == root { return "" }
+            return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : nil
+        }
     }
 }
 
@@ -239,10 +259,14 @@ private struct Run {
 
     var stopped: Bool { stop?.isStopped ?? false }
 
-    mutating func index(root: String, crawl: CrawlOptions, report: (IndexEvent) -> Void) async throws {
+    /// Indexes `root`, or only `scope` (root-relative paths) of it when given.
+    mutating func index(root: String, scope: [String]?, crawl: CrawlOptions, report: (IndexEvent) -> Void)
+        async throws
+    {
         var files: [CrawledFile] = []
         var skippedByCrawl: [SkippedFile] = []
-        try Crawler(options: crawl).crawl(root: root, onFile: { files.append($0) }, onSkip: { skippedByCrawl.append($0) })
+        try Crawler(options: crawl).crawl(
+            root: root, within: scope, onFile: { files.append($0) }, onSkip: { skippedByCrawl.append($0) })
         for skipped in skippedByCrawl {
             summary.skip(Self.reason(skipped.reason))
             report(.skipped(skipped.description))
@@ -305,7 +329,9 @@ private struct Run {
             return
         }
 
-        let gone = existing.filter { !present.contains($0.key) }
+        let gone = existing.filter { entry in
+            !present.contains(entry.key) && scope.map { Crawler.isWithin(entry.key, scope: $0) } ?? true
+        }
         if !gone.isEmpty {
             try store.inTransaction {
                 try store.checkGeneration(generation)

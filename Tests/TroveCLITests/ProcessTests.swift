@@ -10,7 +10,7 @@ final class Child: @unchecked Sendable {  // the Process is only touched through
     let outputPath: String
     let errorPath: String
 
-    init(_ arguments: [String], environment: [String: String], logs: String) throws {
+    init(_ arguments: [String], environment: [String: String], logs: String, input: FileHandle? = nil) throws {
         outputPath = logs + ".out"
         errorPath = logs + ".err"
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
@@ -20,7 +20,7 @@ final class Child: @unchecked Sendable {  // the Process is only touched through
         process.environment = environment.merging(["HOME": NSTemporaryDirectory(), "SWIFT_BACKTRACE": "enable=no"]) {
             $1
         }
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         process.standardOutput = FileHandle(forWritingAtPath: outputPath)
         process.standardError = FileHandle(forWritingAtPath: errorPath)
         try process.run()
