@@ -14,9 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-# safetensors is left out of the default list until its build links TroveIngest: since the weights cache landed,
-# SafeTensors.swift needs WeightsCache.swift, which imports TroveIngest (run it by name once that is fixed).
-all=(ndjson gitignore fts5 vectors-header chunker jsonrpc)
+all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -24,9 +22,10 @@ mkdir -p "$out"
 sources() {
     case "$1" in
         ndjson) echo Sources/Ollama/NDJSONFramer.swift ;;
+        sse) echo Sources/OpenAICompatible/SSEFramer.swift ;;
         gitignore | chunker) ls Sources/TroveIngest/*.swift ;;
         fts5 | vectors-header) ls Sources/TroveStore/*.swift ;;
-        safetensors) echo Sources/TroveMiniLM/SafeTensors.swift Sources/TroveMiniLM/MiniLMError.swift ;;
+        safetensors) echo Sources/TroveMiniLM/{SafeTensors,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac

@@ -16,7 +16,16 @@ public enum Interrupts {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
     /// Routes SIGINT and SIGTERM through dispatch sources instead of the default (kill the process at once).
+    /// Call it first thing in `main`, before any thread starts.
     public static func install() {
+        // Linux's libdispatch reads signals through a signalfd, which sees only signals that every thread blocks:
+        // a thread that leaves them unblocked takes a SIGINT itself and, with SIG_IGN, drops it (a lost Ctrl-C
+        // under load). Blocked here, before other threads start, every later thread inherits the mask.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

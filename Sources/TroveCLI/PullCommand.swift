@@ -57,14 +57,8 @@ struct PullCommand: Command {
             }
         }
         // Ctrl-C cancels the pull (and its HTTP request) instead of killing the process mid-line.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { @Sendable in work.cancel() }
-        interrupt.resume()
-        defer {
-            interrupt.cancel()
-            signal(SIGINT, SIG_DFL)
-        }
+        Interrupts.onNext { work.cancel() }
+        defer { Interrupts.clear() }
         do {
             try await work.value
             line.clear()
