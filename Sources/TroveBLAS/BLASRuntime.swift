@@ -16,29 +16,42 @@ public enum BLASRuntime {
     /// Threads OpenBLAS uses for one call.
     public static var threadCount: Int { Int(OpenBLASLibrary.shared.getThreads()) }
 
-    /// Sets the thread count for the whole process (at least 1); waits while a `withThreadCount` body runs.
+    /// Sets the thread count for the whole process (at least 1). While `withThreadCount` bodies run it is kept
+    /// for when the last of them ends, so the caller never waits.
     public static func setThreadCount(_ count: Int) {
         // Apply the default first so a later first searcher cannot overwrite an explicit choice.
         applyDefaultOnce()
-        changing.withLock { _ in OpenBLASLibrary.shared.setThreads(Int32(Swift.max(1, count))) }
-    }
-
-    /// Runs `body` with the process-wide thread count set to `count`, then restores the count it found. One lock
-    /// covers the save, the body and the restore, so two callers (two encoders, a probe) run one after the other
-    /// instead of restoring each other's counts midway. `body` must not change the count itself.
-    public static func withThreadCount(_ count: Int, _ body: () -> Void) {
-        applyDefaultOnce()
-        changing.withLock { _ in
-            let library = OpenBLASLibrary.shared
-            let previous = library.getThreads()
-            library.setThreads(Int32(Swift.max(1, count)))
-            defer { library.setThreads(previous) }
-            body()
+        let wanted = Int32(Swift.max(1, count))
+        override.withLock { state in
+            if state.users > 0 { state.restore = wanted } else { OpenBLASLibrary.shared.setThreads(wanted) }
         }
     }
 
-    /// The one lock under which the thread count changes.
-    private static let changing = Mutex(())
+    /// Runs `body` with the process-wide thread count set to `count`, then restores the count it found. Bodies
+    /// that overlap share the count of the first one (every caller asks for 1: an encoder, the probe) and the
+    /// last one to end restores it. Only the change is under the lock, never the body: an embedding that held it
+    /// would stall every search that sets its count, and on a small thread pool everything else with it.
+    public static func withThreadCount(_ count: Int, _ body: () -> Void) {
+        applyDefaultOnce()
+        let library = OpenBLASLibrary.shared
+        override.withLock { state in
+            if state.users == 0 {
+                state.restore = library.getThreads()
+                library.setThreads(Int32(Swift.max(1, count)))
+            }
+            state.users += 1
+        }
+        defer {
+            override.withLock { state in
+                state.users -= 1
+                if state.users == 0 { library.setThreads(state.restore) }
+            }
+        }
+        body()
+    }
+
+    /// How many `withThreadCount` bodies run, and the count to restore when the last one ends.
+    private static let override = Mutex((users: 0, restore: Int32(1)))
 
     /// The CPU kernel OpenBLAS runs, e.g. `SkylakeX`, `Haswell`, or the slow generic `Prescott`.
     public static var kernel: String { OpenBLASLibrary.shared.coreName().map { String(cString: $0) } ?? "unknown" }
