@@ -31,7 +31,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             "chunk \(index) over budget: \(TokenEstimate.count(chunk.text)) > \(maxTokens)")
         covered.formUnion((chunk.startLine - 1)...(chunk.endLine - 1))
     }
-    for (number, line) in lines.enumerated() where !line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+    for (number, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
         precondition(covered.contains(number), "line \(number + 1) is not covered")
     }
     precondition(chunker.chunks(of: text, kind: kind) == chunks, "chunking is not deterministic")

@@ -143,7 +143,11 @@ private struct Document {
     init(lines: [Substring]) {
         self.lines = lines
         tokens = lines.map { TokenEstimate.count($0) }
-        blank = lines.map { $0.utf8.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") } }
+        // Blank: nothing but whitespace, a form feed (a page break in old text and in GNU-style source) or a
+        // no-break space included, so no chunk is ever only that. Both tests stop at the first visible character.
+        blank = lines.map { line in
+            line.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0B || $0 == 0x0C } || line.allSatisfy(\.isWhitespace)
+        }
     }
 
     func tokens(_ range: ClosedRange<Int>) -> Int { tokens[range].reduce(0, +) }

@@ -31,7 +31,7 @@ func checkInvariants(
             "chunk \(index) within budget: \(TokenEstimate.count(chunk.text)) tokens", sourceLocation: sourceLocation)
         covered.formUnion((chunk.startLine - 1)...(chunk.endLine - 1))
     }
-    for (number, line) in lines.enumerated() where !line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+    for (number, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
         #expect(covered.contains(number), "line \(number + 1) is covered: \(line)", sourceLocation: sourceLocation)
     }
     return lines
@@ -196,6 +196,17 @@ struct ChunkerTests {
     func emptyDocuments() {
         #expect(Chunker().chunks(of: "", kind: .markdown) == [])
         #expect(Chunker().chunks(of: "\n  \n\t\r\n", kind: .plainText) == [])
+    }
+
+    @Test("a page break (form feed) or a no-break space alone on a line is blank, never a chunk of its own")
+    func formFeedLines() {
+        // Found by the chunker fuzz target: a line holding only U+000C became a chunk with nothing to embed.
+        let text = "alpha one two\n\u{0C}\nbeta three four\n\u{00A0}\u{0C}\ngamma five six"
+        for kind in [DocumentKind.plainText, .markdown, .code(language: "c")] {
+            let chunks = Chunker(configuration: ChunkerConfiguration(maxTokens: 8, overlap: 0)).chunks(of: text, kind: kind)
+            #expect(chunks.map(\.text) == ["alpha one two", "beta three four", "gamma five six"], "\(kind)")
+        }
+        #expect(Chunker().chunks(of: "\u{0C}\n\u{0B}\n", kind: .plainText) == [])
     }
 
     @Test("the configuration fingerprint is stable")
