@@ -41,7 +41,8 @@ public enum JSONRPC {
         let validID: JSON? =
             switch id {
             case .string?, .integer?: id
-            case .number(let number)? where number == number.rounded(): .integer(Int64(number))
+            // exactly: an id like 1e200 has no Int64 and is not valid (found by the jsonrpc fuzz target: it trapped).
+            case .number(let number)? where Int64(exactly: number) != nil: .integer(Int64(exactly: number)!)
             default: nil
             }
         guard message["jsonrpc"] == .string("2.0") else {

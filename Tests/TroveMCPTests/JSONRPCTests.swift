@@ -16,6 +16,8 @@ struct JSONRPCTests {
             ("{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"ping\"}", .integer(7), -32600),
             ("{\"jsonrpc\":\"2.0\",\"id\":8}", .integer(8), -32600),
             ("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":42}", .integer(9), -32600),
+            // Found by the jsonrpc fuzz target: an id past Int64 trapped the server.
+            ("{\"jsonrpc\":\"2.0\",\"id\":1e200,\"method\":\"ping\"}", .null, -32600),
             ("{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", .null, -32600),
             ("{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"ping\",\"params\":\"x\"}", .string("s"), -32600),
         ])
