@@ -6,6 +6,8 @@
 #   Scripts/fuzz.sh                 # every target, 60 s each
 #   Scripts/fuzz.sh 5               # the short pass CI runs
 #   Scripts/fuzz.sh 600 chunker     # one target, 10 minutes
+#   FUZZ_SEED=1 Scripts/fuzz.sh 5   # the same mutations every run (the test command's pass: a CI failure is a
+#                                   # change of code, not a new random draw; long campaigns stay random)
 #
 # Each target is its harness (Fuzz/TARGET/Harness.swift) compiled into one module with the sources it tests, so it
 # reaches their internal and package declarations exactly as the tests do. New inputs libFuzzer finds go to
@@ -66,7 +68,7 @@ for target in "${targets[@]}"; do
     mkdir -p "$corpus" "$crashes"
     echo "fuzzing $target for ${seconds} s" >&2
     log="$out/$target.log"
-    if "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+    if "$binary" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$crashes/" "$corpus" "Fuzz/corpus/$target" >"$log" 2>&1; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
         cover=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)

@@ -38,5 +38,5 @@ swift test "$@"
 # with the builds; FUZZING.md has the long campaign). Only for a whole run: arguments (e.g. --filter) mean a
 # developer wants just those tests. TROVE_FUZZ_SECONDS=0 skips it.
 if [ $# -eq 0 ] && [ "${TROVE_FUZZ_SECONDS:-5}" != 0 ]; then
-    Scripts/fuzz.sh "${TROVE_FUZZ_SECONDS:-5}"
+    FUZZ_SEED=${FUZZ_SEED:-1} Scripts/fuzz.sh "${TROVE_FUZZ_SECONDS:-5}"
 fi
