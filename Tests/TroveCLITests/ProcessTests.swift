@@ -87,8 +87,9 @@ struct ProcessTests {
     @Test("Ctrl-C finishes the current batch, prints what was done, and exits 130; a rerun completes the index")
     func interrupt() async throws {
         let server = try FakeOllamaServer()
-        // 160 requests of 200 ms: far longer than the wait for the signal, even on a loaded machine.
-        server.fault = .delay(milliseconds: 200)
+        // 160 requests of 1 s: far longer than the wait for the signal, even when the 2-thread test pool is busy
+        // for half a minute with other suites' synchronous work (at 200 ms the run could end before the signal).
+        server.fault = .delay(milliseconds: 1000)
         let folder = try TemporaryDirectory()
         let notes = try writeNotes(40, in: folder)
         let index = folder.path + "/i.sqlite"
