@@ -24,6 +24,7 @@ static fts5_api *fts5_api_of(sqlite3 *db) {
 // Per-statement data, computed on the first row: FTS5's own statistics, as its bm25() computes them.
 typedef struct {
     int phrases;
+    sqlite3_int64 rows;
     double average_length; // tokens per row, all columns together
     double *idf;           // one per phrase
 } BM25Data;
@@ -41,25 +42,17 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *userda
     return SQLITE_OK;
 }
 
-static int bm25_data(const Fts5ExtensionApi *api, Fts5Context *fts, BM25Data **out) {
-    BM25Data *data = api->xGetAuxdata(fts, 0);
-    if (data) {
-        *out = data;
-        return SQLITE_OK;
-    }
+// Fills `data` with the statement's statistics (phrase count, average length, IDF per phrase).
+static int bm25_statistics(const Fts5ExtensionApi *api, Fts5Context *fts, BM25Data *data) {
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
     if (rc != SQLITE_OK) return rc;
-    data = sqlite3_malloc(sizeof(BM25Data));
-    if (!data) return SQLITE_NOMEM;
     data->phrases = api->xPhraseCount(fts);
+    data->rows = rows;
     data->average_length = rows > 0 ? (double)tokens / (double)rows : 1.0;
     data->idf = sqlite3_malloc64(sizeof(double) * (data->phrases > 0 ? data->phrases : 1));
-    if (!data->idf) {
-        sqlite3_free(data);
-        return SQLITE_NOMEM;
-    }
+    if (!data->idf) return SQLITE_NOMEM;
     for (int phrase = 0; phrase < data->phrases && rc == SQLITE_OK; phrase++) {
         sqlite3_int64 hits = 0;
         rc = api->xQueryPhrase(fts, phrase, &hits, count_row);
@@ -68,13 +61,65 @@ static int bm25_data(const Fts5ExtensionApi *api, Fts5Context *fts, BM25Data **o
         double idf = log((rows - hits + 0.5) / (hits + 0.5));
         data->idf[phrase] = idf > 1e-6 ? idf : 1e-6;
     }
-    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, data, bm25_data_free);
-    if (rc != SQLITE_OK) {
-        bm25_data_free(data);
-        return rc;
+    return rc;
+}
+
+static int bm25_data(const Fts5ExtensionApi *api, Fts5Context *fts, BM25Data **out) {
+    BM25Data *data = api->xGetAuxdata(fts, 0);
+    if (data) {
+        *out = data;
+        return SQLITE_OK;
     }
+    data = sqlite3_malloc(sizeof(BM25Data));
+    if (!data) return SQLITE_NOMEM;
+    memset(data, 0, sizeof(BM25Data));
+    int rc = bm25_statistics(api, fts, data);
+    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, data, bm25_data_free);
+    else bm25_data_free(data);
+    if (rc != SQLITE_OK) return rc;
     *out = data;
     return SQLITE_OK;
+}
+
+// The weighted frequency of each phrase in the current row into `frequency[0 ..< phrases]`, and the most instances
+// any one phrase has in it, a lower bound on the row's length (each instance starts at its own token).
+// `frequency` holds 2 × phrases doubles: the second half counts instances.
+static int row_frequencies(const Fts5ExtensionApi *api, Fts5Context *fts, const BM25Data *data, int argc,
+                           sqlite3_value **argv, int first_weight, double *frequency, int *most_instances) {
+    int phrases = data->phrases;
+    double *counts = frequency + phrases;
+    memset(frequency, 0, sizeof(double) * 2 * (phrases > 0 ? phrases : 1));
+    int columns = api->xColumnCount(fts), rc = SQLITE_OK;
+    // Phrase by phrase (each its own position list) rather than xInst, which first merges all of them by position.
+    for (int phrase = 0; phrase < phrases && rc == SQLITE_OK; phrase++) {
+        Fts5PhraseIter iterator;
+        int column = -1, offset = -1;
+        rc = api->xPhraseFirst(fts, phrase, &iterator, &column, &offset);
+        for (; rc == SQLITE_OK && column >= 0; api->xPhraseNext(fts, &iterator, &column, &offset)) {
+            if (column >= columns) continue;
+            double weight = first_weight + column < argc ? sqlite3_value_double(argv[first_weight + column]) : 1.0;
+            frequency[phrase] += weight;
+            counts[phrase] += 1;
+        }
+    }
+    double most = 1;
+    for (int phrase = 0; phrase < phrases; phrase++)
+        if (counts[phrase] > most) most = counts[phrase];
+    *most_instances = (int)most;
+    return rc;
+}
+
+// Okapi BM25 of a row of `length` tokens with these frequencies. One out-of-line function for the score and its
+// bound, so both round alike: the sum only falls as `length` grows (k1, b ≥ 0), which the top-k bound relies on.
+__attribute__((noinline)) static double bm25_score(const BM25Data *data, const double *frequency, double k1,
+                                                   double b, double length) {
+    double norm = k1 * (1 - b + b * length / data->average_length);
+    double score = 0;
+    for (int phrase = 0; phrase < data->phrases; phrase++) {
+        double f = frequency[phrase];
+        if (f > 0) score += data->idf[phrase] * f * (k1 + 1) / (f + norm);
+    }
+    return score;
 }
 
 // trove_bm25(table, k1, b, column weights…): Okapi BM25 of the current row, higher is better. A term's frequency is
@@ -90,35 +135,226 @@ static void trove_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
     BM25Data *data = NULL;
     int rc = bm25_data(api, fts, &data);
     double *frequency = NULL;
-    int instances = 0, columns = api->xColumnCount(fts);
     if (rc == SQLITE_OK) {
-        frequency = sqlite3_malloc64(sizeof(double) * (data->phrases > 0 ? data->phrases : 1));
+        frequency = sqlite3_malloc64(sizeof(double) * 2 * (data->phrases > 0 ? data->phrases : 1));
         if (!frequency) rc = SQLITE_NOMEM;
-        else memset(frequency, 0, sizeof(double) * (data->phrases > 0 ? data->phrases : 1));
     }
-    if (rc == SQLITE_OK) rc = api->xInstCount(fts, &instances);
-    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
-        int phrase, column, offset;
-        rc = api->xInst(fts, i, &phrase, &column, &offset);
-        if (rc == SQLITE_OK && phrase >= 0 && phrase < data->phrases && column >= 0 && column < columns) {
-            double weight = 2 + column < argc ? sqlite3_value_double(argv[2 + column]) : 1.0;
-            frequency[phrase] += weight;
-        }
-    }
-    int length = 0;
+    int most_instances = 1, length = 0;
+    if (rc == SQLITE_OK) rc = row_frequencies(api, fts, data, argc, argv, 2, frequency, &most_instances);
     if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &length);
-    if (rc == SQLITE_OK) {
-        double norm = k1 * (1 - b + b * (double)length / data->average_length);
-        double score = 0;
-        for (int phrase = 0; phrase < data->phrases; phrase++) {
-            double f = frequency[phrase];
-            if (f > 0) score += data->idf[phrase] * f * (k1 + 1) / (f + norm);
-        }
-        sqlite3_result_double(context, score);
-    } else {
-        sqlite3_result_error_code(context, rc);
-    }
+    if (rc == SQLITE_OK) sqlite3_result_double(context, bm25_score(data, frequency, k1, b, length));
+    else sqlite3_result_error_code(context, rc);
     sqlite3_free(frequency);
+}
+
+// MARK: trove_bm25_top
+
+// trove_bm25_top(table, 'table', limit, k1, b, column weights…): the same score as trove_bm25, or NULL for a row
+// proven to rank below the best `limit` (by score, then rowid) of the rows scored before it in this statement.
+// `ORDER BY score DESC, rowid LIMIT limit` over it returns exactly what trove_bm25 would. limit 0 scores every row.
+//
+// Why: a query whose words occur in most passages makes FTS5 score every one of them, and the row's length was a
+// B-tree lookup per row (xColumnSize), most of the time. Here a row is first bounded by its term frequencies alone
+// (its length is at least the instances of any one phrase, and BM25 only falls as length grows); a row that cannot
+// beat the current `limit`-th is never looked up. The lengths that are needed come from a forward cursor over the
+// table's %_docsize, which FTS5's ascending rowid order reads page by page.
+
+// Lengths from "<table>_docsize" (one SQLite varint of tokens per column), read forward.
+typedef struct {
+    sqlite3_stmt *statement; // SELECT id, sz FROM "<table>_docsize" WHERE id >= ?1
+    int positioned;          // the statement is on a row
+} SizeReader;
+
+// A forward step costs about a tenth of a new lookup, so a gap of up to this many rows is stepped over.
+enum { SIZE_READER_STEPS = 8 };
+
+typedef struct {
+    double score;
+    sqlite3_int64 rowid;
+} Ranked;
+
+typedef struct {
+    BM25Data stats;
+    SizeReader sizes;
+    int limit, count;
+    Ranked *heap;      // the best `count` rows so far, the lowest-ranked at heap[0]
+    double *frequency; // 2 × phrases, for row_frequencies
+    sqlite3_int64 last_rowid;
+    int has_last, last_null;
+    double last_score;
+} TopData;
+
+static void top_data_free(void *pointer) {
+    TopData *data = pointer;
+    if (!data) return;
+    sqlite3_finalize(data->sizes.statement);
+    sqlite3_free(data->stats.idf);
+    sqlite3_free(data->heap);
+    sqlite3_free(data->frequency);
+    sqlite3_free(data);
+}
+
+// Reads one SQLite varint (at most 9 bytes, the 9th with 8 bits); returns the bytes used, 0 when truncated.
+static int read_varint(const unsigned char *bytes, int available, sqlite3_uint64 *value) {
+    sqlite3_uint64 v = 0;
+    for (int i = 0; i < 8 && i < available; i++) {
+        v = (v << 7) | (bytes[i] & 0x7F);
+        if (!(bytes[i] & 0x80)) {
+            *value = v;
+            return i + 1;
+        }
+    }
+    if (available < 9) return 0;
+    *value = (v << 8) | bytes[8];
+    return 9;
+}
+
+// The token count of `rowid` over `columns` columns into *length; *found 0 when the table has no such row.
+static int read_size(SizeReader *reader, sqlite3_int64 rowid, int columns, int *length, int *found) {
+    sqlite3_stmt *statement = reader->statement;
+    *found = 0;
+    // Step forward when the cursor is a few rows behind; anything else is a new lookup.
+    int rc = SQLITE_ROW, seek = !reader->positioned || sqlite3_column_int64(statement, 0) > rowid;
+    for (int steps = 0; !seek && rc == SQLITE_ROW && sqlite3_column_int64(statement, 0) < rowid; steps++) {
+        if (steps == SIZE_READER_STEPS) seek = 1;
+        else rc = sqlite3_step(statement);
+    }
+    if (seek) {
+        sqlite3_reset(statement);
+        sqlite3_bind_int64(statement, 1, rowid);
+        rc = sqlite3_step(statement);
+    }
+    reader->positioned = rc == SQLITE_ROW;
+    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    if (sqlite3_column_int64(statement, 0) != rowid) return SQLITE_OK;
+    const unsigned char *blob = sqlite3_column_blob(statement, 1);
+    int available = sqlite3_column_bytes(statement, 1), at = 0;
+    sqlite3_uint64 total = 0;
+    for (int column = 0; column < columns; column++) {
+        sqlite3_uint64 size = 0;
+        int used = blob ? read_varint(blob + at, available - at, &size) : 0;
+        if (used == 0) return SQLITE_OK; // not the layout this reader knows: the caller asks FTS5
+        at += used;
+        total += size;
+    }
+    *length = (int)total;
+    *found = 1;
+    return SQLITE_OK;
+}
+
+static int top_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value **argv, TopData **out) {
+    TopData *data = api->xGetAuxdata(fts, 0);
+    if (data) {
+        *out = data;
+        return SQLITE_OK;
+    }
+    data = sqlite3_malloc(sizeof(TopData));
+    if (!data) return SQLITE_NOMEM;
+    memset(data, 0, sizeof(TopData));
+    int rc = bm25_statistics(api, fts, &data->stats);
+    int phrases = data->stats.phrases > 0 ? data->stats.phrases : 1;
+    if (rc == SQLITE_OK) {
+        data->frequency = sqlite3_malloc64(sizeof(double) * 2 * phrases);
+        if (!data->frequency) rc = SQLITE_NOMEM;
+    }
+    // A limit of all rows or more can prune nothing; 0 or less asks for no pruning.
+    sqlite3_int64 limit = sqlite3_value_int64(argv[1]);
+    data->limit = limit > 0 && limit < data->stats.rows ? (int)limit : 0;
+    if (rc == SQLITE_OK && data->limit > 0) {
+        data->heap = sqlite3_malloc64(sizeof(Ranked) * data->limit);
+        if (!data->heap) rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK) {
+        const char *table = (const char *)sqlite3_value_text(argv[0]);
+        char *sql = table ? sqlite3_mprintf("SELECT id, sz FROM \"%w_docsize\" WHERE id >= ?1", table) : NULL;
+        rc = sql ? sqlite3_prepare_v2(api->xUserData(fts), sql, -1, &data->sizes.statement, NULL) : SQLITE_MISUSE;
+        sqlite3_free(sql);
+    }
+    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, data, top_data_free);
+    else top_data_free(data);
+    if (rc != SQLITE_OK) return rc;
+    *out = data;
+    return SQLITE_OK;
+}
+
+// Whether (score, rowid) ranks above `other`: higher score, or equal score and lower rowid.
+static int ranks_above(double score, sqlite3_int64 rowid, Ranked other) {
+    return score > other.score || (score == other.score && rowid < other.rowid);
+}
+
+// Keeps the best `limit`: a min-heap on rank, the lowest-ranked at heap[0].
+static void heap_offer(TopData *data, double score, sqlite3_int64 rowid) {
+    Ranked *heap = data->heap;
+    if (data->count < data->limit) {
+        int at = data->count++;
+        while (at > 0 && ranks_above(heap[(at - 1) / 2].score, heap[(at - 1) / 2].rowid, (Ranked){score, rowid})) {
+            heap[at] = heap[(at - 1) / 2];
+            at = (at - 1) / 2;
+        }
+        heap[at] = (Ranked){score, rowid};
+        return;
+    }
+    if (!ranks_above(score, rowid, heap[0])) return;
+    int at = 0;
+    for (;;) {
+        int child = 2 * at + 1;
+        if (child >= data->count) break;
+        if (child + 1 < data->count && ranks_above(heap[child].score, heap[child].rowid, heap[child + 1])) child++;
+        if (!ranks_above(score, rowid, heap[child])) break;
+        heap[at] = heap[child];
+        at = child;
+    }
+    heap[at] = (Ranked){score, rowid};
+}
+
+static void trove_bm25_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                           sqlite3_value **argv) {
+    if (argc < 4) {
+        sqlite3_result_error(context, "trove_bm25_top needs the table's name, a limit, k1 and b", -1);
+        return;
+    }
+    double k1 = sqlite3_value_double(argv[2]);
+    double b = sqlite3_value_double(argv[3]);
+    TopData *data = NULL;
+    int rc = top_data(api, fts, argv, &data);
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(context, rc);
+        return;
+    }
+    sqlite3_int64 rowid = api->xRowid(fts);
+    // The same row asked twice (an expression used twice) gets the same answer.
+    if (data->has_last && data->last_rowid == rowid) {
+        if (data->last_null) sqlite3_result_null(context);
+        else sqlite3_result_double(context, data->last_score);
+        return;
+    }
+    int most_instances = 1;
+    rc = row_frequencies(api, fts, &data->stats, argc, argv, 4, data->frequency, &most_instances);
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(context, rc);
+        return;
+    }
+    data->has_last = 1;
+    data->last_rowid = rowid;
+    int full = data->limit > 0 && data->count == data->limit && k1 >= 0 && b >= 0;
+    if (full && !ranks_above(bm25_score(&data->stats, data->frequency, k1, b, most_instances), rowid, data->heap[0])) {
+        data->last_null = 1;
+        sqlite3_result_null(context);
+        return;
+    }
+    int length = 0, found = 0;
+    rc = read_size(&data->sizes, rowid, api->xColumnCount(fts), &length, &found);
+    if (rc == SQLITE_OK && !found) rc = api->xColumnSize(fts, -1, &length);
+    if (rc != SQLITE_OK) {
+        data->has_last = 0;
+        sqlite3_result_error_code(context, rc);
+        return;
+    }
+    double score = bm25_score(&data->stats, data->frequency, k1, b, length);
+    if (data->limit > 0) heap_offer(data, score, rowid);
+    data->last_null = 0;
+    data->last_score = score;
+    sqlite3_result_double(context, score);
 }
 
 // MARK: trove_cjk
@@ -221,6 +457,7 @@ int trove_fts_register(sqlite3 *db) {
     fts5_api *api = fts5_api_of(db);
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
     int rc = api->xCreateFunction(api, "trove_bm25", NULL, trove_bm25, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "trove_bm25_top", db, trove_bm25_top, NULL);
     if (rc != SQLITE_OK) return rc;
     fts5_tokenizer cjk = {cjk_create, cjk_delete, cjk_tokenize};
     return api->xCreateTokenizer(api, "trove_cjk", NULL, &cjk, NULL);

@@ -1,0 +1,123 @@
+import CSQLite
+import Testing
+import TroveTestSupport
+
+@testable import TroveStore
+
+/// `keywordSearch` ranks with `trove_bm25_top`, which skips rows a bound proves are outside the best `limit`; these
+/// check it returns exactly what scoring every row with `trove_bm25` (lengths from FTS5's own lookup) returns.
+@Suite("Keyword top-k: the bounded ranking equals scoring every row")
+struct KeywordTopKTests {
+    /// `passages` random passages over a small vocabulary: common words (in most rows), rare ones, repeated
+    /// words, headings, and many rows of equal length, so ties by rowid are tested too.
+    private func randomStore(_ directory: TemporaryDirectory, passages: Int, seed: UInt64) throws -> IndexStore {
+        let store = try makeStore(in: directory)
+        let root = try store.rootID(forPath: "/notes")
+        var random = SplitMix64(seed: seed)
+        func pick(_ count: Int) -> Int { Int(random.next() % UInt64(count)) }
+        let common = ["flow", "wing", "heat"]
+        let rare = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+        try store.inTransaction {
+            for n in 0..<passages {
+                var words: [String] = []
+                for word in common where pick(10) < 7 { words.append(word) }
+                for _ in 0..<pick(pick(4) == 0 ? 30 : 4) { words.append(rare[pick(rare.count)]) }
+                if pick(8) == 0 { words += Array(repeating: common[pick(common.count)], count: 1 + pick(4)) }
+                let heading = pick(5) == 0 ? rare[pick(rare.count)] + " " + common[pick(common.count)] : ""
+                _ = try store.replaceDocument(
+                    document(root, "\(n).md"), chunks: [chunk(0, words.joined(separator: " "), heading: heading)])
+            }
+        }
+        return store
+    }
+
+    /// Every matching row scored by `trove_bm25`, best `limit` by score then rowid.
+    private func reference(_ store: IndexStore, _ query: String, limit: Int, bm25: BM25, allowed: [Int64]? = nil)
+        throws -> [KeywordHit]
+    {
+        let restriction = allowed == nil ? "" : " AND rowid IN (SELECT value FROM json_each(?6))"
+        return try store.database.withStatement(
+            "SELECT rowid, trove_bm25(chunks_fts, ?2, ?3, 1.0, ?4) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1"
+                + restriction + " ORDER BY s DESC, rowid LIMIT ?5"
+        ) { statement in
+            try statement.bind(IndexStore.ftsQuery(query)!, at: 1)
+            try statement.bind(bm25.k1, at: 2)
+            try statement.bind(bm25.b, at: 3)
+            try statement.bind(bm25.headingWeight, at: 4)
+            try statement.bind(limit, at: 5)
+            if let allowed { try statement.bind("[" + allowed.map(String.init).joined(separator: ",") + "]", at: 6) }
+            var hits: [KeywordHit] = []
+            while try statement.step() { hits.append(KeywordHit(chunkID: statement.int64(0), score: statement.double(1))) }
+            return hits
+        }
+    }
+
+    @Test(
+        "same ids, order and scores for common, rare and mixed queries at limits 1 … past the matches",
+        arguments: [UInt64(1), 2, 3])
+    func equalsFullRanking(seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        let store = try randomStore(directory, passages: 700, seed: seed)
+        let queries = ["flow", "flow wing heat", "wing alpha", "theta kappa iota", "heat heat beta", "zeta"]
+        let parameters = [BM25(k1: 0.9, b: 0.4), BM25(k1: 1.2, b: 0.75, headingWeight: 2.5), BM25(k1: 0, b: 0.5)]
+        for query in queries {
+            for bm25 in parameters {
+                for limit in [1, 5, 37, 200, 5000] {
+                    let ours = try store.keywordSearch(query, limit: limit, bm25: bm25)
+                    let expected = try reference(store, query, limit: limit, bm25: bm25)
+                    #expect(ours.map(\.chunkID) == expected.map(\.chunkID), "\(query) \(bm25) limit \(limit)")
+                    #expect(ours.map(\.score) == expected.map(\.score), "\(query) \(bm25) limit \(limit)")
+                }
+            }
+        }
+    }
+
+    @Test("the bound does skip rows: most of a common word's rows are never given a length")
+    func skips() throws {
+        let directory = try TemporaryDirectory()
+        let store = try randomStore(directory, passages: 700, seed: 1)
+        let (skipped, matched) = try store.database.withStatement(
+            "SELECT count(*) - count(s), count(*) FROM (SELECT trove_bm25_top(chunks_fts, 'chunks_fts', 5, 0.9, 0.4, 1.0, 1.0)"
+                + " AS s FROM chunks_fts WHERE chunks_fts MATCH ?1)"
+        ) { statement in
+            try statement.bind(IndexStore.ftsQuery("flow heat beta")!, at: 1)
+            _ = try statement.step()
+            return (statement.int64(0), statement.int64(1))
+        }
+        #expect(matched > 400 && skipped > matched / 2, "\(skipped) of \(matched) skipped")
+    }
+
+    @Test("a restriction to some passages keeps the bound exact among them")
+    func restricted() throws {
+        let directory = try TemporaryDirectory()
+        let store = try randomStore(directory, passages: 400, seed: 9)
+        let allowed = try store.loadVectors().chunkIDs.filter { $0 % 3 != 0 }
+        for query in ["flow wing", "alpha heat"] {
+            let ours = try store.keywordSearch(query, limit: 25, allowedChunkIDs: allowed)
+            let expected = try reference(store, query, limit: 25, bm25: BM25(), allowed: allowed)
+            #expect(ours.map(\.chunkID) == expected.map(\.chunkID))
+            #expect(ours.map(\.score) == expected.map(\.score))
+        }
+    }
+
+    @Test("after passages are deleted and replaced, lengths still match FTS5's (gaps in the row ids)")
+    func afterChanges() throws {
+        let directory = try TemporaryDirectory()
+        let store = try randomStore(directory, passages: 300, seed: 4)
+        let root = try store.rootID(forPath: "/notes")
+        try store.inTransaction {
+            for n in stride(from: 0, to: 300, by: 3) {
+                _ = try store.replaceDocument(
+                    document(root, "\(n).md", hash: "new"), chunks: [chunk(0, "flow wing " + String(n))])
+            }
+            let documents = try store.documents(inRoot: root)
+            for n in stride(from: 1, to: 300, by: 7) { try store.deleteDocument(id: documents["\(n).md"]!.id) }
+        }
+        for limit in [3, 40] {
+            let ours = try store.keywordSearch("flow wing", limit: limit)
+            let expected = try reference(store, "flow wing", limit: limit, bm25: BM25())
+            #expect(ours.map(\.chunkID) == expected.map(\.chunkID))
+            #expect(ours.map(\.score) == expected.map(\.score))
+        }
+    }
+}
