@@ -149,7 +149,7 @@ static void trove_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
 
 // MARK: trove_bm25_top
 
-// trove_bm25_top(table, 'table', limit, k1, b, column weights…): the same score as trove_bm25, or NULL for a row
+// trove_bm25_top(table, 'table', 'MATCH text', limit, k1, b, column weights…): the same score as trove_bm25, or NULL for a row
 // proven to rank below the best `limit` (by score, then rowid) of the rows scored before it in this statement.
 // `ORDER BY score DESC, rowid LIMIT limit` over it returns exactly what trove_bm25 would. limit 0 scores every row.
 //
@@ -242,6 +242,75 @@ static int read_size(SizeReader *reader, sqlite3_int64 rowid, int columns, int *
     return SQLITE_OK;
 }
 
+// The last statistics trove_bm25_top computed on this connection, for the next statement with the same table and
+// query: the ranking and the scores of its winners are two statements, and a `rowid IN (…)` restriction runs the
+// MATCH once per id, each of which would count every phrase's rows again. Valid while nothing was written: the
+// connection's change count and the file's data version (other connections' commits) are part of the key, and it
+// is stored only outside a transaction, so a rollback cannot leave it describing rows that no longer exist.
+typedef struct {
+    sqlite3 *db;
+    char *key; // table, a 0x1F byte, the MATCH text
+    sqlite3_int64 rows, tokens, changes;
+    unsigned int data_version;
+    BM25Data stats;
+} StatsCache;
+
+static void stats_cache_free(void *pointer) {
+    StatsCache *cache = pointer;
+    if (!cache) return;
+    sqlite3_free(cache->key);
+    sqlite3_free(cache->stats.idf);
+    sqlite3_free(cache);
+}
+
+// Fills `data` from the cache when it holds this table's and query's statistics for the current contents, else
+// computes them (and keeps them when outside a transaction).
+static int cached_statistics(const Fts5ExtensionApi *api, Fts5Context *fts, const char *table, const char *match,
+                             BM25Data *data) {
+    StatsCache *cache = api->xUserData(fts);
+    sqlite3_int64 rows = 0, tokens = 0;
+    int rc = api->xRowCount(fts, &rows);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+    if (rc != SQLITE_OK) return rc;
+    unsigned int version = 0;
+    if (sqlite3_file_control(cache->db, "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) version = 0;
+    sqlite3_int64 changes = sqlite3_total_changes64(cache->db);
+    char *key = sqlite3_mprintf("%s\x1f%s", table ? table : "", match ? match : "");
+    if (!key) return SQLITE_NOMEM;
+    int phrases = api->xPhraseCount(fts);
+    if (cache->key && version != 0 && strcmp(cache->key, key) == 0 && cache->rows == rows &&
+        cache->tokens == tokens && cache->changes == changes && cache->data_version == version &&
+        cache->stats.phrases == phrases) {
+        sqlite3_free(key);
+        *data = cache->stats;
+        data->idf = sqlite3_malloc64(sizeof(double) * (phrases > 0 ? phrases : 1));
+        if (!data->idf) return SQLITE_NOMEM;
+        memcpy(data->idf, cache->stats.idf, sizeof(double) * (phrases > 0 ? phrases : 1));
+        return SQLITE_OK;
+    }
+    rc = bm25_statistics(api, fts, data);
+    if (rc != SQLITE_OK || version == 0 || !sqlite3_get_autocommit(cache->db)) {
+        sqlite3_free(key);
+        return rc;
+    }
+    double *idf = sqlite3_malloc64(sizeof(double) * (phrases > 0 ? phrases : 1));
+    if (!idf) {
+        sqlite3_free(key);
+        return SQLITE_OK; // the statistics are fine; only keeping them failed
+    }
+    memcpy(idf, data->idf, sizeof(double) * (phrases > 0 ? phrases : 1));
+    sqlite3_free(cache->key);
+    sqlite3_free(cache->stats.idf);
+    cache->key = key;
+    cache->rows = rows;
+    cache->tokens = tokens;
+    cache->changes = changes;
+    cache->data_version = version;
+    cache->stats = *data;
+    cache->stats.idf = idf;
+    return SQLITE_OK;
+}
+
 static int top_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value **argv, TopData **out) {
     TopData *data = api->xGetAuxdata(fts, 0);
     if (data) {
@@ -251,14 +320,15 @@ static int top_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value
     data = sqlite3_malloc(sizeof(TopData));
     if (!data) return SQLITE_NOMEM;
     memset(data, 0, sizeof(TopData));
-    int rc = bm25_statistics(api, fts, &data->stats);
+    int rc = cached_statistics(api, fts, (const char *)sqlite3_value_text(argv[0]),
+                               (const char *)sqlite3_value_text(argv[1]), &data->stats);
     int phrases = data->stats.phrases > 0 ? data->stats.phrases : 1;
     if (rc == SQLITE_OK) {
         data->frequency = sqlite3_malloc64(sizeof(double) * 2 * phrases);
         if (!data->frequency) rc = SQLITE_NOMEM;
     }
     // A limit of all rows or more can prune nothing; 0 or less asks for no pruning.
-    sqlite3_int64 limit = sqlite3_value_int64(argv[1]);
+    sqlite3_int64 limit = sqlite3_value_int64(argv[2]);
     data->limit = limit > 0 && limit < data->stats.rows ? (int)limit : 0;
     if (rc == SQLITE_OK && data->limit > 0) {
         data->heap = sqlite3_malloc64(sizeof(Ranked) * data->limit);
@@ -267,7 +337,7 @@ static int top_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value
     if (rc == SQLITE_OK) {
         const char *table = (const char *)sqlite3_value_text(argv[0]);
         char *sql = table ? sqlite3_mprintf("SELECT id, sz FROM \"%w_docsize\" WHERE id >= ?1", table) : NULL;
-        rc = sql ? sqlite3_prepare_v2(api->xUserData(fts), sql, -1, &data->sizes.statement, NULL) : SQLITE_MISUSE;
+        rc = sql ? sqlite3_prepare_v2(((StatsCache *)api->xUserData(fts))->db, sql, -1, &data->sizes.statement, NULL) : SQLITE_MISUSE;
         sqlite3_free(sql);
     }
     if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, data, top_data_free);
@@ -309,12 +379,12 @@ static void heap_offer(TopData *data, double score, sqlite3_int64 rowid) {
 
 static void trove_bm25_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
                            sqlite3_value **argv) {
-    if (argc < 4) {
-        sqlite3_result_error(context, "trove_bm25_top needs the table's name, a limit, k1 and b", -1);
+    if (argc < 5) {
+        sqlite3_result_error(context, "trove_bm25_top needs the table's name, the MATCH text, a limit, k1 and b", -1);
         return;
     }
-    double k1 = sqlite3_value_double(argv[2]);
-    double b = sqlite3_value_double(argv[3]);
+    double k1 = sqlite3_value_double(argv[3]);
+    double b = sqlite3_value_double(argv[4]);
     TopData *data = NULL;
     int rc = top_data(api, fts, argv, &data);
     if (rc != SQLITE_OK) {
@@ -329,7 +399,7 @@ static void trove_bm25_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         return;
     }
     int most_instances = 1;
-    rc = row_frequencies(api, fts, &data->stats, argc, argv, 4, data->frequency, &most_instances);
+    rc = row_frequencies(api, fts, &data->stats, argc, argv, 5, data->frequency, &most_instances);
     if (rc != SQLITE_OK) {
         sqlite3_result_error_code(context, rc);
         return;
@@ -457,7 +527,13 @@ int trove_fts_register(sqlite3 *db) {
     fts5_api *api = fts5_api_of(db);
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
     int rc = api->xCreateFunction(api, "trove_bm25", NULL, trove_bm25, NULL);
-    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "trove_bm25_top", db, trove_bm25_top, NULL);
+    if (rc == SQLITE_OK) {
+        StatsCache *cache = sqlite3_malloc(sizeof(StatsCache));
+        if (!cache) return SQLITE_NOMEM;
+        memset(cache, 0, sizeof(StatsCache));
+        cache->db = db;
+        rc = api->xCreateFunction(api, "trove_bm25_top", cache, trove_bm25_top, stats_cache_free);
+    }
     if (rc != SQLITE_OK) return rc;
     fts5_tokenizer cjk = {cjk_create, cjk_delete, cjk_tokenize};
     return api->xCreateTokenizer(api, "trove_cjk", NULL, &cjk, NULL);

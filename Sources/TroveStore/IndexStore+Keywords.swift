@@ -45,14 +45,19 @@ extension IndexStore {
         let cjk = Self.cjkQuery(query)
         guard words != nil || cjk != nil else { return [] }
         // ?1 k1, ?2 b, ?3 heading weight, ?4 limit, ?5 allowed ids, ?6 and ?7 the two MATCH expressions.
-        let restriction = allowedChunkIDs == nil ? "" : " AND rowid IN (SELECT value FROM json_each(?5))"
+        // `rowid IN` runs the MATCH once per allowed id, a few seeks each (the IDF is counted once, as
+        // `trove_bm25_top` keeps it for the same query); for many ids one scan of the matches, filtered
+        // (`+rowid`), costs less.
+        let seeks = (allowedChunkIDs?.count ?? 0) <= Self.seekedRestriction
+        let restriction =
+            allowedChunkIDs == nil ? "" : " AND \(seeks ? "" : "+")rowid IN (SELECT value FROM json_each(?5))"
         // One table alone is ranked with the limit known, so `trove_bm25_top` skips (scores NULL) the rows that
         // cannot reach the best `limit`: the same ranking, without looking up every matching row's length. Two
         // tables are summed per passage, so there a row's score in one table cannot rule it out.
         let single = (words == nil) != (cjk == nil)
         func leg(_ table: String, _ match: String) -> String {
-            "SELECT rowid, trove_bm25_top(\(table), '\(table)', \(single ? "?4" : "0"), ?1, ?2, 1.0, ?3) AS score "
-                + "FROM \(table) WHERE \(table) MATCH \(match)\(restriction)"
+            "SELECT rowid, trove_bm25_top(\(table), '\(table)', \(match), \(single ? "?4" : "0"), ?1, ?2, 1.0, ?3) "
+                + "AS score FROM \(table) WHERE \(table) MATCH \(match)\(restriction)"
         }
         let legs = [words.map { _ in leg("chunks_fts", "?6") }, cjk.map { _ in leg("chunks_cjk", "?7") }]
             .compactMap { $0 }
@@ -76,6 +81,9 @@ extension IndexStore {
             return hits
         }
     }
+
+    /// Up to this many allowed ids are looked up one by one; more are filtered out of one scan of the matches.
+    static let seekedRestriction = 256
 
     /// The FTS5 query for `chunks_fts`: each whitespace-separated word as a string literal (`"` doubled inside),
     /// joined by OR; nil when there are no words. Inside quotes FTS5 treats `*`, `:`, `-`, `(`, AND, NEAR as

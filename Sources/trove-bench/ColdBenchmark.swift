@@ -15,6 +15,11 @@ enum ColdBenchmark {
     static let vectorLoad = Option(
         "--vector-load", value: "HOW", .choice(VectorCache.LoadMode.allCases.map { Option.Choice($0.rawValue) }),
         help: "how trove search reads the vector cache (passed on as its hidden --vector-load)", default: "map")
+    static let baseline = Option(
+        "--baseline", value: "PATH", .file,
+        help: "another trove build, timed in turn with --trove (run by run) in the flat-cache and trove serve rows")
+    static let cachedOnly = Option(
+        "--cached-only", help: "only the flat-cache and trove serve rows (no BLOB or page-cache-evicted rows)")
     static let index = Option(
         "--index", value: "PATH", .file, help: "where the synthetic index is built or reused",
         default: "a file in the temporary folder")
@@ -27,9 +32,10 @@ enum ColdBenchmark {
             then times `trove search` as a fresh process, start to exit, median of --runs: vector and hybrid mode,
             with the flat cache (INDEX.vectors), without it (one BLOB per row), with the cache file not in the page
             cache (a fresh copy written with O_DIRECT before each run), and answered by a running `trove serve`.
-            Prints a Markdown table.
+            With --baseline, each flat-cache and serve run of --trove is followed by one of the baseline, so both
+            see the same load. Prints a Markdown table.
             """,
-        groups: [OptionGroup("Options", [trove, n, d, runs, index, vectorLoad])])
+        groups: [OptionGroup("Options", [trove, baseline, cachedOnly, n, d, runs, index, vectorLoad])])
 
     static func main(_ arguments: Arguments) async throws -> Int32 {
         let n = arguments.integer(Self.n) ?? 100_000
@@ -46,62 +52,85 @@ enum ColdBenchmark {
             try build(path, n: n, d: d)
             let server = try FakeOllamaServer(models: [.embedding("nomic-embed-text", dimension: d)])
             defer { server.stop() }
-            print("| N × d | mode | vectors from | median ms | min ms |")
-            print("|---|---|---|---|---|")
-            for mode in ["vector", "hybrid"] {
-                for cached in [true, false] {
-                    var times: [Double] = []
-                    for _ in 0..<runs {
-                        if !cached { unlink(path + ".vectors") }
-                        times.append(try timeSearch(trove, index: path, mode: mode, server: server, extra: load))
+            let builds = [("", trove)] + (arguments.value(Self.baseline).map { [(" (baseline)", $0)] } ?? [])
+            let cachedOnly = arguments.flag(Self.cachedOnly)
+            print("| N × d | mode | vectors from | median ms | min ms | CPU median ms |")
+            print("|---|---|---|---|---|---|")
+            func row(_ mode: String, _ label: String, _ timings: [Timing]) {
+                let wall = timings.map(\.wall).sorted()
+                let cpu = timings.map(\.cpu).sorted()
+                print(
+                    "| \(n) × \(d) | \(mode) | \(label) | \(Int(wall[wall.count / 2])) | \(Int(wall[0])) | "
+                        + "\(Int(cpu[cpu.count / 2])) |")
+                fflush(stdout)
+            }
+            /// `runs` runs of each build in turn; one row per build.
+            func rows(_ label: String, mode: String, extra: [String], prepare: () throws -> Void = {}) throws {
+                var timings = Array(repeating: [Timing](), count: builds.count)
+                for _ in 0..<runs {
+                    for (index, build) in builds.enumerated() {
+                        try prepare()
+                        timings[index].append(
+                            try timeSearch(build.1, index: path, mode: mode, server: server, extra: extra))
                     }
-                    times.sort()
-                    let label = cached ? "flat cache" : "SQLite BLOB per row"
-                    print("| \(n) × \(d) | \(mode) | \(label) | \(Int(times[times.count / 2])) | \(Int(times[0])) |")
-                    fflush(stdout)
-                    // Leave the cache in place for the next cached rows.
-                    if !cached { _ = try timeSearch(trove, index: path, mode: mode, server: server, extra: load) }
                 }
+                for (index, build) in builds.enumerated() { row(mode + build.0, label, timings[index]) }
+            }
+            for mode in ["vector", "hybrid"] {
+                try rows("flat cache", mode: mode, extra: load)
+                guard !cachedOnly else { continue }
+                var timings: [Timing] = []
+                for _ in 0..<runs {
+                    unlink(path + ".vectors")
+                    timings.append(try timeSearch(trove, index: path, mode: mode, server: server, extra: load))
+                }
+                row(mode, "SQLite BLOB per row", timings)
+                // Leave the cache in place for the next cached rows.
+                _ = try timeSearch(trove, index: path, mode: mode, server: server, extra: load)
                 // The cache file not in the page cache: a fresh copy written with O_DIRECT (which leaves no pages
                 // cached) renamed over it before each run. Nothing else is evicted.
-                var times: [Double] = []
-                for _ in 0..<runs {
+                try rows("flat cache, not in page cache", mode: mode, extra: load) {
                     try freshUncachedCopy(path + ".vectors")
-                    times.append(try timeSearch(trove, index: path, mode: mode, server: server, extra: load))
                 }
-                times.sort()
-                print(
-                    "| \(n) × \(d) | \(mode) | flat cache, not in page cache | \(Int(times[times.count / 2])) | \(Int(times[0])) |"
-                )
-                fflush(stdout)
             }
-            // The same searches answered by a running `trove serve` (vectors already in its memory).
-            let serve = Process()
-            serve.executableURL = URL(fileURLWithPath: trove)
-            serve.arguments = ["serve", "--index", path]
-            var environment = ProcessInfo.processInfo.environment
-            environment["OLLAMA_HOST"] = server.baseURL.absoluteString
-            serve.environment = environment
-            serve.standardError = FileHandle.nullDevice
-            try serve.run()
-            defer {
-                serve.terminate()
-                serve.waitUntilExit()
-            }
-            for _ in 0..<600 where !FileManager.default.fileExists(atPath: path + ".sock") { usleep(50_000) }
-            for mode in ["vector", "hybrid"] {
-                var times: [Double] = []
-                _ = try timeSearch(trove, index: path, mode: mode, server: server)
-                for _ in 0..<runs { times.append(try timeSearch(trove, index: path, mode: mode, server: server)) }
-                times.sort()
-                print("| \(n) × \(d) | \(mode) | trove serve (warm) | \(Int(times[times.count / 2])) | \(Int(times[0])) |")
-                fflush(stdout)
+            // The same searches answered by a running `trove serve` (vectors already in its memory), one server per
+            // build; CPU time is the client's and the server's together.
+            for build in builds {
+                let serve = try startServe(build.1, index: path, server: server)
+                defer {
+                    serve.terminate()
+                    serve.waitUntilExit()
+                    // The next build's server must not find this one's socket.
+                    unlink(path + ".sock")
+                }
+                for mode in ["vector", "hybrid"] {
+                    let pid = serve.processIdentifier
+                    _ = try timeSearch(build.1, index: path, mode: mode, server: server, alsoCounting: pid)
+                    let timings = try (0..<runs).map { _ in
+                        try timeSearch(build.1, index: path, mode: mode, server: server, alsoCounting: pid)
+                    }
+                    row(mode + build.0, "trove serve (warm)", timings)
+                }
             }
             return 0
         } catch {
             fputs("Error: \(error)\n", stderr)
             return 1
         }
+    }
+
+    /// `trove serve` for `index` started and answering (its socket in place).
+    static func startServe(_ trove: String, index: String, server: FakeOllamaServer) throws -> Process {
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: trove)
+        serve.arguments = ["serve", "--index", index]
+        var environment = ProcessInfo.processInfo.environment
+        environment["OLLAMA_HOST"] = server.baseURL.absoluteString
+        serve.environment = environment
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: index + ".sock") { usleep(50_000) }
+        return serve
     }
 
     /// Writes the synthetic index unless a file of that name already holds N vectors.
@@ -157,10 +186,36 @@ enum ColdBenchmark {
         }
     }
 
-    /// Wall time of one `trove search` process in milliseconds; it must exit 0.
+    /// One search's wall time and CPU time (user + system), in milliseconds.
+    struct Timing {
+        var wall: Double
+        var cpu: Double
+    }
+
+    /// CPU seconds of the children this process has waited for.
+    static func childrenCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// CPU seconds a running process's threads have used so far (the first field of each
+    /// /proc/PID/task/TID/schedstat, in nanoseconds; /proc/PID/stat counts in 10 ms ticks).
+    static func processCPU(_ pid: Int32) -> Double {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
+            return total + (stat.split(separator: " ").first.flatMap { Double($0) } ?? 0) / 1e9
+        }
+    }
+
+    /// One `trove search` process, start to exit (it must exit 0); CPU time is its own, plus what process
+    /// `alsoCounting` (a `trove serve` answering it) used meanwhile.
     static func timeSearch(
-        _ trove: String, index: String, mode: String, server: FakeOllamaServer, extra: [String] = []
-    ) throws -> Double {
+        _ trove: String, index: String, mode: String, server: FakeOllamaServer, extra: [String] = [],
+        alsoCounting pid: Int32? = nil
+    ) throws -> Timing {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: trove)
         process.arguments = ["search", "--mode", mode, "--index", index, "-n", "10"] + extra + ["topic passage 42"]
@@ -168,13 +223,15 @@ enum ColdBenchmark {
         environment["OLLAMA_HOST"] = server.baseURL.absoluteString
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
+        let cpuStart = childrenCPU() + (pid.map(processCPU) ?? 0)
         let start = DispatchTime.now().uptimeNanoseconds
         try process.run()
         process.waitUntilExit()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        let cpu = (childrenCPU() + (pid.map(processCPU) ?? 0) - cpuStart) * 1000
         guard process.terminationStatus == 0 else {
             throw NSError(domain: "trove search exited \(process.terminationStatus)", code: 1)
         }
-        return elapsed
+        return Timing(wall: elapsed, cpu: cpu)
     }
 }

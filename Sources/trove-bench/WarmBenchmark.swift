@@ -5,6 +5,7 @@ import TroveArguments
 import TroveKit
 import TroveMiniLM
 import TroveStore
+import TroveTestSupport
 
 /// `trove-bench warm`: the time `trove serve` spends on one search, measured in-process with the calls its handler
 /// makes (the index's change check, the query embedding, the search, the JSON answer), the model and the vectors
@@ -19,6 +20,9 @@ enum WarmBenchmark {
         "--mode", value: "MODE", .choice(["hybrid", "vector", "keyword"].map { Option.Choice($0) }),
         help: "how to rank", default: "hybrid")
     static let runs = Option("--runs", value: "R", .integer(min: 1), help: "searches timed", default: "50")
+    static let fakeOllama = Option(
+        "--fake-ollama",
+        help: "embed with an in-process fake Ollama (random vectors, no model), e.g. for `trove-bench cold`'s index")
 
     static let spec = CommandSpec(
         name: "warm", abstract: "the time trove serve spends on one search, in-process, model and vectors loaded",
@@ -28,7 +32,7 @@ enum WarmBenchmark {
             usual folder, or Ollama at OLLAMA_HOST), then times --runs searches of --query, each as the server
             answers one request. Prints the median, 90th percentile and minimum in milliseconds, wall and CPU time.
             """,
-        groups: [OptionGroup("Options", [index, query, mode, runs])])
+        groups: [OptionGroup("Options", [index, query, mode, runs, fakeOllama])])
 
     static func main(_ arguments: Arguments) async throws -> Int32 {
         guard let index = arguments.value(Self.index) else { throw UsageError("--index PATH is required") }
@@ -39,9 +43,14 @@ enum WarmBenchmark {
         let store = try IndexStore(path: index, createIfMissing: false)
         let retriever = try Retriever(store: store)
         _ = try retriever.loadedMatrix()
+        let fake =
+            arguments.flag(Self.fakeOllama)
+            ? try FakeOllamaServer(
+                models: [.embedding(retriever.manifest.model, dimension: retriever.manifest.dimension)]) : nil
+        defer { fake?.stop() }
         let client = SharedClients.ollama(
-            baseURL: try OllamaHost.resolve(flag: nil, environment: environment), requestTimeout: .seconds(300),
-            apiKey: nil)
+            baseURL: try fake?.baseURL ?? OllamaHost.resolve(flag: nil, environment: environment),
+            requestTimeout: .seconds(300), apiKey: nil)
         let embedder = try EmbedderFactory.make(
             kind: retriever.manifest.embedder, model: retriever.manifest.model, client: client,
             modelFolder: ModelFolder.resolve(environment: environment))
