@@ -14,6 +14,7 @@ struct AnswerPrinter {
         }
         if !streamed { console.output.write(console.safe(answer.text)) }
         if answer.interrupted { console.output.write(" [interrupted]") }
+        if answer.failure != nil { console.output.write(" [incomplete]") }
         console.print("")
         let cited = answer.citedSources
         console.print("")
@@ -22,6 +23,13 @@ struct AnswerPrinter {
         } else {
             console.print("Sources:")
             for source in cited {
+                console.print("  " + console.safe(Self.describe(source, relative: true), keepingNewlines: false))
+            }
+        }
+        // With nothing cited the user still gets what to check the answer against: the passages it was given.
+        if cited.isEmpty, !answer.sources.isEmpty {
+            console.print("Not cited (the passages the model was given):")
+            for source in answer.uncitedSources {
                 console.print("  " + console.safe(Self.describe(source, relative: true), keepingNewlines: false))
             }
         }
@@ -39,8 +47,12 @@ struct AnswerPrinter {
                     : "warning: the answer cites \(numbers), which match no source it was given — check those claims")
         }
         if answer.truncated, let tokens = answer.promptTokens {
+            let server = answer.provider == "ollama" ? "Ollama" : "the server"
             console.log(
-                "warning: Ollama dropped part of the prompt (it read \(tokens) tokens of more sent) — use fewer passages (-n) or a model with a longer context")
+                "warning: \(server) dropped part of the prompt (it read \(tokens) tokens of more sent) — use fewer passages (-n) or a model with a longer context")
+        }
+        if let failure = answer.failure {
+            console.log("Error: the answer broke off: \(failure.message)")
         }
         if answer.doneReason == "length" {
             console.log("warning: the answer stopped at the length limit")
@@ -135,26 +147,45 @@ struct AnswerOutput: Encodable {
     var sources: [SourceOutput]
     var unknownCitations: [Int]
     var model: String
+    /// The passages given but not cited (all of them when none was cited).
+    var notCited: [SourceOutput]
+    var provider: String
     var promptTokens: Int?
+    var cachedTokens: Int?
     var truncated: Bool
+    /// `checked`, or why truncation could not be detected.
+    var truncationCheck: String
     var interrupted: Bool
     var doneReason: String?
+    var error: String?
 
     init(_ answer: Answer) {
         self.answer = answer.text
         sources = answer.citedSources.map { SourceOutput(number: $0.number, hit: $0.hit) }
+        notCited = answer.uncitedSources.map { SourceOutput(number: $0.number, hit: $0.hit) }
         unknownCitations = answer.citations.unknown
         model = answer.model
+        provider = answer.provider
         promptTokens = answer.promptTokens
+        cachedTokens = answer.cachedTokens
         truncated = answer.truncated
+        if case .unknown(let reason) = answer.truncation {
+            truncationCheck = "not possible: " + reason
+        } else {
+            truncationCheck = "checked"
+        }
         interrupted = answer.interrupted
         doneReason = answer.doneReason
+        error = answer.failure?.message
     }
 
     enum CodingKeys: String, CodingKey {
-        case mode, answer, sources, model, truncated, interrupted
+        case mode, answer, sources, model, provider, truncated, interrupted, error
+        case notCited = "not_cited"
         case unknownCitations = "unknown_citations"
         case promptTokens = "prompt_tokens"
+        case cachedTokens = "cached_tokens"
+        case truncationCheck = "truncation_check"
         case doneReason = "done_reason"
     }
 }

@@ -44,11 +44,13 @@ struct AskCommand: Command {
     var question: String
     var chatModelFlag: String?
     var extractive: Bool
+    var chatServer: ChatServerFlags
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         chatModelFlag = arguments.value(Self.chatModel)
         options = AskOptions(chatModel: "")
+        chatServer = ChatOptionsParser.parseServer(&arguments)
         try ChatOptionsParser.parse(&arguments, into: &options)
         stream = !arguments.flag(Self.noStream)
         json = arguments.flag(Self.json)
@@ -58,7 +60,9 @@ struct AskCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, console: console)
+        var settings = try Settings(common, console: console)
+        settings.chatFlags = chatServer
+        try settings.checkChatServer()
         var options = self.options
         options.temperature = settings.chatTemperature(flag: options.temperature)
         options.chatModel = settings.chatModel(flag: chatModelFlag)
@@ -94,6 +98,9 @@ struct AskCommand: Command {
             return ExitCode.success
         case .answered(let answer):
             printer.print(answer, streamed: streamTokens)
+            if let failure = answer.failure {
+                return failure.kind == .unavailable ? ExitCode.unavailable : ExitCode.failure
+            }
             return answer.interrupted ? ExitCode.interrupted : ExitCode.success
         }
     }
@@ -114,7 +121,27 @@ enum ChatOptionsParser {
     static let seed = Option("--seed", value: "N", .integer(min: 0), help: "seed for reproducible sampling")
     static let system = Option(
         "--system", value: "FILE", .file, help: "use the instructions in FILE instead of the built-in ones (the rule that sources are data is kept)")
-    static let options = [limit, minScore, allowGeneral, temperature, seed, system]
+    static let numCtx = Option(
+        "--num-ctx", value: "N", .integer(min: 256), help: "the chat model's context window in tokens (Ollama: sent as num_ctx)",
+        default: "the server's (llama.cpp /props) or the model's, up to 8192; else 4096")
+    static let options = [limit, minScore, allowGeneral, temperature, seed, system, numCtx] + server
+
+    static let chatProvider = Option(
+        "--chat-provider", value: "NAME", 
+        .choice([
+            Option.Choice("ollama", "a chat model served by Ollama"),
+            Option.Choice("openai", "an OpenAI-compatible server's /v1/chat/completions (--chat-base-url, --base-url)"),
+        ]), help: "who writes answers",
+        default: "$TROVE_CHAT_PROVIDER, else chat_provider in the config file, else ollama")
+    static let chatBaseURL = Option(
+        "--chat-base-url", value: "URL", help: "OpenAI-compatible server that chats, when not --base-url's",
+        default: "$TROVE_CHAT_BASE_URL, else chat_base_url in the config file, else --base-url")
+    /// The options that pick the chat server (also for `mcp` and `doctor`).
+    static let server = [chatProvider, chatBaseURL]
+
+    static func parseServer(_ arguments: inout Arguments) -> ChatServerFlags {
+        ChatServerFlags(provider: arguments.value(chatProvider), baseURL: arguments.value(chatBaseURL))
+    }
 
     static func parse(_ arguments: inout Arguments, into options: inout AskOptions) throws {
         if let limit = arguments.integer(Self.limit) { options.limit = limit }
@@ -122,6 +149,7 @@ enum ChatOptionsParser {
         options.allowGeneral = arguments.flag(Self.allowGeneral)
         options.temperature = arguments.number(Self.temperature)
         if let seed = arguments.integer(Self.seed) { options.seed = seed }
+        options.contextWindow = arguments.integer(Self.numCtx)
         if let file = arguments.value(Self.system) {
             do {
                 options.systemPrompt = try String(contentsOfFile: file, encoding: .utf8)

@@ -36,12 +36,14 @@ struct ChatCommand: Command {
     var session: String
     var chatModelFlag: String?
     var options: AskOptions
+    var chatServer: ChatServerFlags
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         session = arguments.value(Self.session) ?? "default"
         chatModelFlag = arguments.value(Self.chatModel)
         options = AskOptions(chatModel: "")
+        chatServer = ChatOptionsParser.parseServer(&arguments)
         try ChatOptionsParser.parse(&arguments, into: &options)
         if let first = arguments.operands.first {
             throw UsageError("unexpected argument '\(first)' — type questions after starting")
@@ -49,7 +51,9 @@ struct ChatCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, console: console)
+        var settings = try Settings(common, console: console)
+        settings.chatFlags = chatServer
+        try settings.checkChatServer()
         let index = try settings.openIndex()
         let record = try await index.chatSession(named: session, chatModel: settings.chatModel(flag: chatModelFlag))
         var options = self.options
@@ -110,7 +114,8 @@ struct ChatCommand: Command {
                 ChatTurn(role: "user", content: input),
                 ChatTurn(
                     role: "assistant", content: answer.text,
-                    sources: (try? JSONOutput.encode(sources)) ?? "[]", interrupted: answer.interrupted),
+                    sources: (try? JSONOutput.encode(sources)) ?? "[]",
+                    interrupted: answer.interrupted || answer.failure != nil),
             ]
             try await index.appendChatTurns(turns, to: record)
             state.conversation.turns += turns

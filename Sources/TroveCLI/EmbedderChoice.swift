@@ -22,8 +22,18 @@ extension Settings {
             var configuration = TroveConfiguration(
                 location: indexPath, ollama: client, modelFolder: modelFolder, embedThreads: threads)
             configuration.openAI = try openAIClient()
+            configuration.chatProvider = try chatProvider()
+            if configuration.chatProvider == "openai" { configuration.chatServer = try chatServer() }
             return configuration
         }
+    }
+
+    /// For the commands that answer: a chat provider that cannot be reached as configured is a usage error.
+    func checkChatServer() throws {
+        guard try chatProvider() == "openai", try chatServer() == nil else { return }
+        throw UsageError(
+            "--chat-provider openai needs a server — give --chat-base-url URL or --base-url URL (or "
+                + "TROVE_CHAT_BASE_URL, OPENAI_BASE_URL), e.g. --chat-base-url http://127.0.0.1:8081/v1")
     }
 
     /// The `--embedder` and `--model` flags with the environment's defaults for a new index.

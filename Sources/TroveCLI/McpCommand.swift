@@ -25,7 +25,9 @@ struct McpCommand: Command {
         noticed before the next call. Requests run concurrently (at most 64 at once);
         notifications/cancelled stops one.
         """
-    static let optionGroups = [OptionGroup("Options", [chatModel, watch] + CommonOptions.options)]
+    static let optionGroups = [
+        OptionGroup("Options", [chatModel] + ChatOptionsParser.server + [watch] + CommonOptions.options)
+    ]
     static let epilogue = """
         Examples:
           claude mcp add trove -- trove mcp
@@ -41,16 +43,20 @@ struct McpCommand: Command {
     var common: CommonOptions
     var chatModelFlag: String?
     var watch: Bool
+    var chatServer: ChatServerFlags
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         chatModelFlag = arguments.value(Self.chatModel)
+        chatServer = ChatOptionsParser.parseServer(&arguments)
         watch = arguments.flag(Self.watch)
         try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, environment: console.environment)
+        var settings = try Settings(common, environment: console.environment)
+        settings.chatFlags = chatServer
+        try settings.checkChatServer()
         let tools = MCPTools(
             MCPTools.Settings(
                 configuration: try settings.configuration, chatModel: settings.chatModel(flag: chatModelFlag),

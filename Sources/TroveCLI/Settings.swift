@@ -19,6 +19,8 @@ struct Settings {
     var apiKeyFlag: String?
     /// The OpenAI-compatible server: `--base-url`, else `OPENAI_BASE_URL`, else the file's `base_url`.
     var openAIURL: URL?
+    /// `--chat-provider` and `--chat-base-url`, for the commands that answer.
+    var chatFlags = ChatServerFlags()
 
     init(_ common: CommonOptions, environment: [String: String], apiKey: String? = nil) throws {
         self.environment = environment
@@ -40,14 +42,41 @@ struct Settings {
         } catch {
             throw UsageError(String(describing: error))
         }
-        let base = [common.baseURL, environment["OPENAI_BASE_URL"], file.baseURL].compactMap { $0 }
-            .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-        if let base {
-            guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                throw UsageError("'\(base)' is not an http(s) URL — give the server's base, e.g. --base-url http://127.0.0.1:8080/v1")
-            }
-            openAIURL = url
+        openAIURL = try Self.serverURL([common.baseURL, environment["OPENAI_BASE_URL"], file.baseURL], flag: "--base-url")
+    }
+
+    /// The first non-empty of `candidates` as an http(s) URL; anything else is a usage error naming `flag`.
+    static func serverURL(_ candidates: [String?], flag: String) throws -> URL? {
+        guard let base = candidates.compactMap({ $0 }).first(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        else { return nil }
+        guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw UsageError("'\(base)' is not an http(s) URL — give the server's base, e.g. \(flag) http://127.0.0.1:8080/v1")
         }
+        return url
+    }
+
+    /// Who writes answers: `--chat-provider`, else `TROVE_CHAT_PROVIDER`, else the file's `chat_provider`, else
+    /// `ollama`.
+    func chatProvider() throws -> String {
+        let provider =
+            [chatFlags.provider, environment["TROVE_CHAT_PROVIDER"], file.chatProvider].compactMap { $0 }
+            .first { !$0.isEmpty } ?? "ollama"
+        guard ["ollama", "openai"].contains(provider) else {
+            throw UsageError("unknown chat provider '\(provider)' — use --chat-provider ollama or --chat-provider openai")
+        }
+        return provider
+    }
+
+    /// The OpenAI-compatible server that chats: `--chat-base-url`, else `TROVE_CHAT_BASE_URL`, else the file's
+    /// `chat_base_url`, else the embedding server (`--base-url` …). Two are needed when one server cannot do both
+    /// (llama.cpp serves one model per server).
+    func chatServer() throws -> OpenAIClient? {
+        let url =
+            try Self.serverURL(
+                [chatFlags.baseURL, environment["TROVE_CHAT_BASE_URL"], file.chatBaseURL], flag: "--chat-base-url")
+            ?? openAIURL
+        guard let url else { return nil }
+        return OpenAIClient(baseURL: url, apiKey: try openAIKey(), timeout: file.requestTimeout ?? 300)
     }
 
     /// The key for the OpenAI-compatible server: `OPENAI_API_KEY`, else the file named by `api_key_file`, else what
@@ -130,10 +159,11 @@ struct Settings {
             .value
     }
 
-    /// `--chat-model`, else `TROVE_CHAT_MODEL`, else the file's `chat_model`, else `llama3.2`.
+    /// `--chat-model`, else `TROVE_CHAT_MODEL`, else the file's `chat_model`, else `llama3.2` on Ollama, and on an
+    /// OpenAI-compatible server the first model it lists (empty here).
     func chatModel(flag: String?) -> String {
-        resolved(flag: flag, variable: "TROVE_CHAT_MODEL", file: file.chatModel, fallback: Self.defaultChatModel)
-            .value
+        let fallback = (try? chatProvider()) == "openai" ? "" : Self.defaultChatModel
+        return resolved(flag: flag, variable: "TROVE_CHAT_MODEL", file: file.chatModel, fallback: fallback).value
     }
 
     /// Whether the user named a chat model (flag, environment or file) rather than getting the default.
@@ -224,6 +254,12 @@ struct Settings {
     }
 }
 
+/// `--chat-provider` and `--chat-base-url` as given.
+struct ChatServerFlags: Equatable {
+    var provider: String?
+    var baseURL: String?
+}
+
 /// `$XDG_CONFIG_HOME/trove/config.json` (or `~/.config/trove/config.json`, or `$TROVE_CONFIG`): a JSON object of
 /// known keys. A missing file is fine; an unknown key or a bad value is an error naming the key and the file.
 struct ConfigFile: Equatable {
@@ -240,6 +276,9 @@ struct ConfigFile: Equatable {
     var requestTimeout: Double?
     /// The embedding provider for a new index: `ollama`, `openai` or `builtin`.
     var provider: String?
+    /// Who writes answers: `ollama` or `openai`, and the OpenAI-compatible server for chat when not `base_url`'s.
+    var chatProvider: String?
+    var chatBaseURL: String?
     /// The OpenAI-compatible server's base URL.
     var baseURL: String?
     /// Where the OpenAI key is kept (the key itself never goes in this file), or the command that prints it.
@@ -248,7 +287,7 @@ struct ConfigFile: Equatable {
 
     static let keys = [
         "ollama_url", "embed_model", "chat_model", "index", "search_limit", "chat_temperature", "request_timeout",
-        "provider", "base_url", "api_key_file", "api_key_command",
+        "provider", "base_url", "api_key_file", "api_key_command", "chat_provider", "chat_base_url",
     ]
 
     /// A problem with the file.
@@ -329,6 +368,11 @@ struct ConfigFile: Equatable {
         file.baseURL = try text("base_url")
         file.apiKeyFile = try text("api_key_file")
         file.apiKeyCommand = try text("api_key_command")
+        file.chatProvider = try text("chat_provider")
+        file.chatBaseURL = try text("chat_base_url")
+        if let provider = file.chatProvider, !["ollama", "openai"].contains(provider) {
+            throw Problem(message: "bad value for 'chat_provider' in config file \(path): expected ollama or openai")
+        }
         if let provider = file.provider, !["ollama", "openai", "builtin"].contains(provider) {
             throw Problem(message: "bad value for 'provider' in config file \(path): expected ollama, openai or builtin")
         }

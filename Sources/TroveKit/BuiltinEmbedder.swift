@@ -102,7 +102,7 @@ public enum EmbedderFactory {
     public static func defaultModel(kind: String, indexed: IndexedEmbedder?, ollamaDefault: String) -> String {
         if let indexed {
             if indexed.kind == kind { return indexed.model }
-            if sameSpace(indexed.kind, indexed.model, kind, kind == "builtin" ? BuiltinEmbedder.modelName : "all-minilm") {
+            if sameModelName(indexed.kind, indexed.model, kind, kind == "builtin" ? BuiltinEmbedder.modelName : "all-minilm") {
                 return kind == "builtin" ? BuiltinEmbedder.modelName : "all-minilm"
             }
         }
@@ -116,7 +116,7 @@ public enum EmbedderFactory {
     ) throws -> any Embedder {
         switch kind {
         case "builtin":
-            guard model == BuiltinEmbedder.modelName || sameSpace("builtin", BuiltinEmbedder.modelName, "ollama", model)
+            guard model == BuiltinEmbedder.modelName || sameModelName("builtin", BuiltinEmbedder.modelName, "ollama", model)
             else {
                 throw EmbedderChoiceError(
                     "the builtin embedder runs only \(BuiltinEmbedder.modelName), not '\(model)' — "
@@ -137,9 +137,10 @@ public enum EmbedderFactory {
         }
     }
 
-    /// Whether vectors of the two (kind, model) pairs are comparable: equal pairs, or builtin MiniLM and Ollama's
-    /// `all-minilm` (the same weights; their vectors agree at cosine ≥ 0.9999).
-    public static func sameSpace(_ kindA: String, _ modelA: String, _ kindB: String, _ modelB: String) -> Bool {
+    /// Whether the two (kind, model) pairs name the same weights: equal pairs, or builtin MiniLM and Ollama's
+    /// `all-minilm`. Only for picking a model name when the provider changes (`--provider builtin` on an
+    /// all-minilm index); whether an embedder's vectors fit an index is checked by its probe vector (Fingerprint).
+    public static func sameModelName(_ kindA: String, _ modelA: String, _ kindB: String, _ modelB: String) -> Bool {
         if kindA == kindB && modelA == modelB { return true }
         func isMiniLM(_ kind: String, _ model: String) -> Bool {
             switch kind {

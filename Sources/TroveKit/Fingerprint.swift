@@ -6,39 +6,95 @@ enum Fingerprint {
     /// Bumped when the text sent to the embedder for a chunk changes shape (heading line, separators).
     static let documentFormat = 1
 
+    /// The text whose embedding every index keeps, to check that another embedder makes the same vectors.
+    static let probeText = "Trove probe: how do I rotate the SSH keys on the bastion host? The quick brown fox."
+
+    /// From this cosine between probe vectors on, two embedders count as one space: the built-in MiniLM, Ollama's
+    /// all-minilm and llama.cpp serving the same GGUF agree at 0.9999+; two different models stay far below.
+    static let probeAgreement: Float = 0.999
+
     static func manifest(
-        embedder: any Embedder, info: EmbedderInfo, chunker: ChunkerConfiguration
+        embedder: any Embedder, info: EmbedderInfo, chunker: ChunkerConfiguration, probe: [Float]?
     ) -> IndexManifest {
         let prefixes = EmbeddingPrefixes.forModel(embedder.model)
         return IndexManifest(
             embedder: embedder.kind, model: embedder.model, modelDigest: info.digest, dimension: info.dimension,
             chunkerVersion: ChunkerConfiguration.version,
             chunkerParameters: "\(chunker.fingerprint),format=\(documentFormat)",
-            queryPrefix: prefixes.query, documentPrefix: prefixes.document)
+            queryPrefix: prefixes.query, documentPrefix: prefixes.document, probeVector: probe)
     }
 
-    static func checkModel(existing: IndexManifest, embedder: any Embedder, indexPath: String) throws {
-        try checkModel(existing: existing, kind: embedder.kind, model: embedder.model, indexPath: indexPath)
-    }
-
-    private static func checkModel(existing: IndexManifest, kind: String, model: String, indexPath: String) throws {
-        guard !EmbedderFactory.sameSpace(existing.embedder, existing.model, kind, model) else { return }
-        if existing.embedder != kind {
-            throw IndexError(
-                code: .embedderMismatch,
-                message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "
-                    + "not \(kind) model '\(model)' — use --embedder \(existing.embedder) --model \(existing.model), "
-                    + "or --index NEW.sqlite for a new index")
+    /// The unit-length embedding of the probe text by `embedder`.
+    static func probe(_ embedder: any Embedder) async throws -> [Float] {
+        guard let vector = try await embedder.embed([probeText]).first, !vector.isEmpty else {
+            throw IndexError(code: .embedderMismatch, message: "\(embedder.kind) model '\(embedder.model)' returned no probe vector")
         }
-        throw IndexError(
-            code: .modelMismatch,
-            message: "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', "
-                + "not '\(model)' — use --model \(existing.model), or rebuild its vectors: trove index --reembed --model \(model)")
+        let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        return norm > 0 ? vector.map { $0 / norm } : vector
     }
 
-    /// Refuses a run whose vectors would not be comparable with those already stored.
-    static func check(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
-        try checkModel(existing: existing, kind: proposed.embedder, model: proposed.model, indexPath: indexPath)
+    /// The cosine of two probe vectors; nil when their lengths differ.
+    static func agreement(_ a: [Float], _ b: [Float]) -> Float? {
+        guard a.count == b.count, !a.isEmpty else { return nil }
+        var dot: Float = 0
+        var normA: Float = 0
+        var normB: Float = 0
+        for (x, y) in zip(a, b) {
+            dot += x * y
+            normA += x * x
+            normB += y * y
+        }
+        return normA > 0 && normB > 0 ? dot / (normA.squareRoot() * normB.squareRoot()) : 0
+    }
+
+    /// How a run's embedder relates to the one an index records.
+    enum Match: Equatable {
+        /// The same provider and model.
+        case same
+        /// Another provider or model whose probe vector agrees with the index's (the cosine).
+        case probe(Float)
+    }
+
+    /// Whether `embedder` may add vectors to (or search) an index whose manifest is `existing`: the same provider
+    /// and model, or a probe vector that agrees with the index's. Anything else is refused with both sides named.
+    /// An index made before probe vectors existed accepts only its own embedder (which then records one).
+    static func checkModel(existing: IndexManifest, embedder: any Embedder, indexPath: String) async throws -> Match {
+        if existing.embedder == embedder.kind && existing.model == embedder.model { return .same }
+        let code: IndexError.Code = existing.embedder != embedder.kind ? .embedderMismatch : .modelMismatch
+        let sides =
+            "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', not \(embedder.kind) "
+            + "model '\(embedder.model)'"
+        let remedy =
+            "use --provider \(existing.embedder) --model \(existing.model), or --index NEW.sqlite for a new index"
+        guard let stored = existing.probeVector else {
+            throw IndexError(
+                code: code,
+                message: sides + ", and it records no probe vector to compare them with (it predates them) — "
+                    + "run trove index once with --provider \(existing.embedder) --model \(existing.model) to record "
+                    + "one, or use --index NEW.sqlite for a new index")
+        }
+        let offered: [Float]
+        do { offered = try await probe(embedder) } catch {
+            throw IndexError(code: code, message: sides + " (whose probe vector could not be made: \(error)) — " + remedy)
+        }
+        guard let cosine = agreement(stored, offered) else {
+            throw IndexError(
+                code: code,
+                message: sides + ": its vectors have \(offered.count) dimensions, not \(stored.count) — " + remedy)
+        }
+        guard cosine >= probeAgreement else {
+            let shown = ((cosine * 10_000).rounded() / 10_000).description
+            throw IndexError(
+                code: code,
+                message: sides + ": their probe vectors agree at cosine \(shown), below \(probeAgreement), so their "
+                    + "vectors do not compare — " + remedy)
+        }
+        return .probe(cosine)
+    }
+
+    /// Refuses a run whose vectors would not be comparable with those already stored; `match` is how its embedder
+    /// passed `checkModel`.
+    static func check(existing: IndexManifest, proposed: IndexManifest, match: Match, indexPath: String) throws {
         if existing.dimension != proposed.dimension {
             throw IndexError(
                 code: .dimensionMismatch,
@@ -53,6 +109,16 @@ enum Fingerprint {
                 message: "index \(indexPath) was chunked with version \(existing.chunkerVersion) "
                     + "(\(existing.chunkerParameters)), this trove chunks with version \(proposed.chunkerVersion) "
                     + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
+        }
+        // Another provider or model whose probe agreed: its digest (another model's weights) says nothing more.
+        if case .probe = match { return }
+        // The same model id on another OpenAI-compatible server: the probe tells whether it is the same model. (An
+        // Ollama digest is about the weights themselves: a re-pull that changed them is refused whatever one probe
+        // text shows.)
+        if existing.modelDigest?.hasPrefix("host=") == true, let old = existing.probeVector,
+            let new = proposed.probeVector, let cosine = agreement(old, new), cosine >= probeAgreement
+        {
+            return
         }
         try checkDigest(existing: existing, proposed: proposed, indexPath: indexPath)
     }

@@ -79,19 +79,36 @@ public final class Indexer {
         let lock = try store.lockForWriting()
         defer { lock.release() }
         let existing = try store.manifest()
+        var match = Fingerprint.Match.same
         if let existing, !options.reembed {
-            // A model mismatch is known before asking Ollama anything, and is the more useful message.
-            try Fingerprint.checkModel(existing: existing, embedder: embedder, indexPath: store.path)
+            // A model mismatch is known before anything else is asked of the server, and is the more useful message.
+            match = try await Fingerprint.checkModel(existing: existing, embedder: embedder, indexPath: store.path)
         }
+        let counting = Counter()
         let info = try await RetryingEmbedder(embedder, policy: options.retry).inspect()
+        // The probe's retries count with the run's: it is the first text a new index embeds.
+        let retrying = RetryingEmbedder(embedder, policy: options.retry, onRetry: { _ in counting.increment() })
         let chunker = ChunkerConfiguration(
             maxTokens: options.maxTokens ?? Self.chunkBudget(contextLength: info.contextLength))
-        let proposed = Fingerprint.manifest(embedder: embedder, info: info, chunker: chunker)
+        // The probe costs one embedding: made for a new index, a re-embed, an index that has none yet (the
+        // migration) and a server whose host changed; an index whose own embedder runs again already has it.
+        let needsProbe =
+            existing == nil || options.reembed || existing?.probeVector == nil
+            || (existing?.modelDigest != info.digest && existing?.modelDigest?.hasPrefix("host=") == true)
+        let proposed = Fingerprint.manifest(
+            embedder: embedder, info: info, chunker: chunker,
+            probe: needsProbe && match == .same ? try await Fingerprint.probe(retrying) : nil)
         if let existing {
             if options.reembed {
                 try Fingerprint.checkChunker(existing: existing, proposed: proposed, indexPath: store.path)
             } else {
-                try Fingerprint.check(existing: existing, proposed: proposed, indexPath: store.path)
+                try Fingerprint.check(existing: existing, proposed: proposed, match: match, indexPath: store.path)
+                if existing.probeVector == nil, match == .same {
+                    // An index made before probe vectors: its own embedder records one now (the migration).
+                    var migrated = existing
+                    migrated.probeVector = proposed.probeVector
+                    try store.inTransaction { try store.writeManifest(migrated) }
+                }
             }
         } else {
             try store.inTransaction { try store.writeManifest(proposed) }
@@ -101,7 +118,6 @@ public final class Indexer {
         guard !roots.isEmpty else {
             throw IndexError(code: .noRoots, message: "index \(store.path) has no folders yet — run: trove index FOLDER")
         }
-        let counting = Counter()
         var run = Run(
             store: store,
             embedding: EmbeddingStage(

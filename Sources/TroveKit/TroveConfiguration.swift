@@ -13,6 +13,10 @@ public struct TroveConfiguration: Sendable {
     public var ollama: OllamaClient
     /// The OpenAI-compatible server (`--base-url`) for an index that records `openai`; nil when none is named.
     public var openAI: OpenAIClient?
+    /// Which server writes answers: `ollama` (the `ollama` client) or `openai` (`chatServer`).
+    public var chatProvider = "ollama"
+    /// The OpenAI-compatible server for chat (`--chat-base-url`, else `--base-url`); nil when none is named.
+    public var chatServer: OpenAIClient?
     /// The folder holding the built-in model's files.
     public var modelFolder: String
     /// Worker threads of the built-in embedder; nil is one per CPU.
@@ -45,6 +49,25 @@ public struct TroveConfiguration: Sendable {
             ?? EmbedderFactory.defaultModel(kind: kind, indexed: indexed, ollamaDefault: choice.defaultOllamaModel)
         return try EmbedderFactory.make(
             kind: kind, model: model, client: ollama, modelFolder: modelFolder, threads: embedThreads, openAI: openAI)
+    }
+}
+
+extension TroveConfiguration {
+    /// The chat model `name` on the configured chat provider.
+    public func chatModel(named name: String) throws -> any ChatModel {
+        switch chatProvider {
+        case "ollama":
+            return OllamaChatModel(client: ollama, name: name)
+        case "openai":
+            guard let chatServer else {
+                throw EmbedderChoiceError(
+                    "the openai chat provider needs a server — give --chat-base-url URL or --base-url URL (or "
+                        + "OPENAI_BASE_URL, or base_url in the config file), e.g. --base-url http://127.0.0.1:8080/v1")
+            }
+            return OpenAIChatModel(client: chatServer, name: name)
+        default:
+            throw EmbedderChoiceError("unknown chat provider '\(chatProvider)' — use --chat-provider ollama or openai")
+        }
     }
 }
 

@@ -1,5 +1,3 @@
-import Ollama
-
 /// A question for `ask`, with how to answer it.
 public struct AskRequest: Sendable {
     public var question: String
@@ -40,12 +38,12 @@ public enum AskEvent: Sendable {
 extension TroveIndex {
     /// Answers a question from the index: inspects the chat model first (a missing one costs nothing else), retrieves
     /// passages, and streams the model's answer through `onToken`. Without a usable chat model — Ollama not running,
-    /// or the default model not pulled — the answer is extractive, as the CLI's. Cancelling the calling task stops
+    /// or the default model not served — the answer is extractive, as the CLI's. Cancelling the calling task stops
     /// the answer; it comes back marked interrupted.
     public func ask(_ request: AskRequest, onToken: @escaping @Sendable (String) -> Void = { _ in }) async throws
         -> AskOutcome
     {
-        let asker = Asker(client: configuration.ollama, options: request.options)
+        let asker = Asker(chat: try configuration.chatModel(named: request.options.chatModel), options: request.options)
         let choice = try await chatModel(for: request, asker: asker)
         let query = request.conversation?.retrievalQuery(for: request.question) ?? request.question
         let retrieval = asker.retrieval(from: try await search(asker.retrievalRequest(query: query)))
@@ -80,9 +78,9 @@ extension TroveIndex {
         return stream
     }
 
-    /// Checks a chat model is pulled and can chat, and learns its context window.
+    /// Checks a chat model is served and can chat, and learns its context window.
     public nonisolated func inspectChatModel(_ options: AskOptions) async throws -> ChatModelInfo {
-        try await Asker(client: configuration.ollama, options: options).inspectModel()
+        try await Asker(chat: try configuration.chatModel(named: options.chatModel), options: options).inspectModel()
     }
 
     /// The model to ask, or why there is none and the answer is extractive.
@@ -93,11 +91,10 @@ extension TroveIndex {
         if request.extractive { return (nil, "--extractive asks no chat model") }
         do {
             return (try await asker.inspectModel(), "")
-        } catch let error as OllamaError
-            where error.kind == .unreachable
-            || (!request.chatModelChosen && (error.kind == .modelMissing || error.kind == .notCapable))
-        {
-            return (nil, error.message)
+        } catch {
+            let judged = isChatModelUnavailable(error, includingMissing: !request.chatModelChosen)
+            guard judged.unavailable else { throw error }
+            return (nil, judged.message)
         }
     }
 }

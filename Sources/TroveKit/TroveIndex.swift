@@ -14,6 +14,8 @@ public actor TroveIndex {
     let store: IndexStore
     /// The embedder for new vectors and queries: chosen at open, replaced when the index records another model.
     var embedder: (any Embedder)?
+    /// The embedder the manifest recorded when `embedder` was chosen; a change means the index was re-embedded.
+    private var embeddedFor: IndexedEmbedder?
     private var retriever: Retriever?
     /// `PRAGMA data_version` when `retriever` was last checked.
     private var checkedVersion: Int64 = -1
@@ -26,7 +28,9 @@ public actor TroveIndex {
         self.configuration = configuration
         store = try IndexStore(path: configuration.location, createIfMissing: false)
         store.vectorLoad = configuration.vectorLoad
-        embedder = try store.manifest().map { manifest in
+        let manifest = try store.manifest()
+        embeddedFor = manifest.map(IndexedEmbedder.init)
+        embedder = try manifest.map { manifest in
             try configuration.embedder(EmbedderChoice(), indexed: IndexedEmbedder(manifest))
         }
     }
@@ -37,7 +41,8 @@ public actor TroveIndex {
         self.configuration = configuration
         store = try IndexStore(path: configuration.location, createIfMissing: true)
         store.vectorLoad = configuration.vectorLoad
-        embedder = try configuration.embedder(choice, indexed: store.manifest().map(IndexedEmbedder.init))
+        embeddedFor = try store.manifest().map(IndexedEmbedder.init)
+        embedder = try configuration.embedder(choice, indexed: embeddedFor)
     }
 
     /// The index's location, as opened.
@@ -106,15 +111,13 @@ public actor TroveIndex {
             return retriever
         }
         let fresh = try Retriever(store: store)
-        if let embedder,
-            !EmbedderFactory.sameSpace(
-                embedder.kind, embedder.model, fresh.manifest.embedder, fresh.manifest.model)
-        {
-            // Re-embedded with another model (`trove index --reembed --model …`): queries must follow.
-            self.embedder = try configuration.embedder(EmbedderChoice(), indexed: IndexedEmbedder(fresh.manifest))
-        } else if embedder == nil {
-            embedder = try configuration.embedder(EmbedderChoice(), indexed: IndexedEmbedder(fresh.manifest))
+        let recorded = IndexedEmbedder(fresh.manifest)
+        if embedder == nil || (embeddedFor != nil && embeddedFor != recorded) {
+            // Re-embedded with another model (`trove index --reembed --model …`): queries must follow. An embedder
+            // chosen for this index that differs from the one it records (its probe vector agreed) is kept.
+            embedder = try configuration.embedder(EmbedderChoice(), indexed: recorded)
         }
+        embeddedFor = recorded
         retriever = fresh
         loadedContent = content
         checkedVersion = version

@@ -27,6 +27,16 @@ extension MCPTools {
         "heading": ["type": "string", "description": "heading path, e.g. Deploy › Keys; empty when none"],
     ]
 
+    /// Numbered sources of an answer.
+    private static let numberedSources: JSON = [
+        "type": "array",
+        "items": [
+            "type": "object",
+            "properties": .object(location.merging(["number": ["type": "integer"]]) { $1 }),
+            "required": ["number", "path", "start_line", "end_line", "heading"],
+        ],
+    ]
+
     static let definitions: [JSON] = [
         [
             "name": "search",
@@ -167,14 +177,13 @@ extension MCPTools {
                     "model": ["type": "string"],
                     "reason": ["type": "string", "description": "why no chat model wrote the answer"],
                     "truncated": ["type": "boolean", "description": "the model dropped part of the sources"],
-                    "sources": [
-                        "type": "array",
-                        "items": [
-                            "type": "object",
-                            "properties": .object(location.merging(["number": ["type": "integer"]]) { $1 }),
-                            "required": ["number", "path", "start_line", "end_line", "heading"],
-                        ],
+                    "truncation_check": [
+                        "type": "string", "description": "present when truncation could not be detected, and why",
                     ],
+                    "done_reason": ["type": "string", "description": "stop, or length when the answer hit its limit"],
+                    "error": ["type": "string", "description": "why a partial answer broke off"],
+                    "sources": numberedSources,
+                    "not_cited": numberedSources,
                 ],
                 "required": ["mode", "answer", "sources"],
             ],

@@ -146,11 +146,13 @@ public final class MCPTools: Sendable {
         switch try await index().ask(request) {
         case .answered(let answer):
             try Task.checkCancellation()
-            return [
+            let object: [String: JSON] = [
                 "mode": "generated", "answer": .string(answer.text), "model": .string(answer.model),
                 "sources": .array(answer.citedSources.map { Self.source($0.hit, number: $0.number) }),
+                "not_cited": .array(answer.uncitedSources.map { Self.source($0.hit, number: $0.number) }),
                 "truncated": .bool(answer.truncated),
             ]
+            return .object(object.merging(Self.answerNotes(answer)) { $1 })
         case .extractive(let answer):
             let text = answer.passages.map { passage in
                 "[\(passage.source.number)] \(passage.source.hit.path):\(passage.source.hit.startLine)-"
@@ -167,6 +169,15 @@ public final class MCPTools: Sendable {
                 "sources": .array(retrieval.hits.prefix(3).enumerated().map { Self.source($1, number: $0 + 1) }),
             ]
         }
+    }
+
+    /// What makes an answer less complete: truncation that could not be checked, a server that failed mid-answer.
+    static func answerNotes(_ answer: Answer) -> [String: JSON] {
+        var notes: [String: JSON] = [:]
+        if case .unknown(let reason) = answer.truncation { notes["truncation_check"] = .string("not possible: " + reason) }
+        if let failure = answer.failure { notes["error"] = .string(failure.message) }
+        if let reason = answer.doneReason { notes["done_reason"] = .string(reason) }
+        return notes
     }
 
     /// A Float as the shortest decimal that reads back as it (0.97, not 0.9722222089767456).

@@ -64,7 +64,7 @@ public final class IndexStore {
     private static let manifestKeys = (
         embedder: "embedder", model: "model", modelDigest: "model_digest", dimension: "dimension",
         chunkerVersion: "chunker_version", chunkerParameters: "chunker_parameters", queryPrefix: "query_prefix",
-        documentPrefix: "document_prefix"
+        documentPrefix: "document_prefix", probeVector: "probe_vector"
     )
 
     /// The fingerprint, or nil for a new index.
@@ -94,7 +94,14 @@ public final class IndexStore {
             embedder: try text(keys.embedder), model: try text(keys.model), modelDigest: values[keys.modelDigest],
             dimension: try number(keys.dimension), chunkerVersion: try number(keys.chunkerVersion),
             chunkerParameters: try text(keys.chunkerParameters), queryPrefix: try text(keys.queryPrefix),
-            documentPrefix: try text(keys.documentPrefix))
+            documentPrefix: try text(keys.documentPrefix),
+            probeVector: try values[keys.probeVector].map { text in
+                guard let vector = ProbeVectorText.decode(text) else {
+                    throw StoreError.damaged(
+                        path: path, reason: "its manifest's probe_vector is not base64 float32s", code: SQLITE_CORRUPT)
+                }
+                return vector
+            })
     }
 
     /// Replaces every manifest key with those of `manifest` (atomically).
@@ -107,6 +114,7 @@ public final class IndexStore {
             (keys.documentPrefix, manifest.documentPrefix),
         ]
         if let digest = manifest.modelDigest { pairs.append((keys.modelDigest, digest)) }
+        if let probe = manifest.probeVector { pairs.append((keys.probeVector, ProbeVectorText.encode(probe))) }
         try database.transaction {
             // The generation is not part of the fingerprint: it counts vector swaps, and survives a rewrite.
             try database.execute("DELETE FROM manifest WHERE key != 'generation'")

@@ -16,12 +16,16 @@ public struct IndexManifest: Sendable, Equatable {
     public var queryPrefix: String
     /// Text prepended to chunks before embedding.
     public var documentPrefix: String
+    /// The embedding of a fixed probe text, made with the index: another embedder whose probe vector agrees
+    /// (cosine ≥ 0.999) makes comparable vectors. Nil in indexes made before it existed, until their next run.
+    public var probeVector: [Float]?
 
     /// A manifest from its parts.
     public init(
         embedder: String, model: String, modelDigest: String?, dimension: Int, chunkerVersion: Int,
-        chunkerParameters: String, queryPrefix: String, documentPrefix: String
+        chunkerParameters: String, queryPrefix: String, documentPrefix: String, probeVector: [Float]? = nil
     ) {
+        self.probeVector = probeVector
         self.embedder = embedder
         self.model = model
         self.modelDigest = modelDigest

@@ -36,6 +36,9 @@ public final class FakeOllamaServer: Sendable {
         public var digest: String
         /// `details.family` and `general.architecture`, the prefix of the `model_info` keys.
         public var family: String
+        /// Which vector space it embeds into: models of one space make the same vectors (as the same weights under
+        /// two names would); another space mixes every word hash with this seed. 0: the space of `embedding(for:)`.
+        public var space: UInt64 = 0
 
         /// A model with every field given.
         public init(
@@ -538,7 +541,7 @@ public final class FakeOllamaServer: Sendable {
             var hashed: [[UInt64]] = []
             for text in inputs {
                 // One word stands for one token.
-                var hashes = FakeOllamaServer.wordHashes(of: text)
+                var hashes = FakeOllamaServer.wordHashes(of: text).map { $0 ^ (model.space &* 0x9E37_79B9_7F4A_7C15) }
                 if hashes.count > model.contextLength {
                     if !truncate { return Self.errorJSON(400, "the input length exceeds the context length") }
                     hashes.removeLast(hashes.count - model.contextLength)

@@ -98,14 +98,45 @@ struct AskCommandTests {
         #expect(user.hasSuffix("</sources>\n\nQuestion: \(keyQuestion)"))
     }
 
-    @Test("when Ollama evaluates fewer prompt tokens than were sent, the answer says it was truncated")
+    @Test("when Ollama fills the window with fewer prompt tokens than were sent, the answer says it was truncated")
     func truncation() async throws {
+        let rig = try await AskRig()
+        rig.server.streaming.promptEvalCount = 300
+        let run = await rig.ask(["--json", "--num-ctx", "300", keyQuestion])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(object["truncated"] as? Bool == true)
+        #expect(object["truncation_check"] as? String == "checked")
+        #expect(run.error.contains("warning: Ollama dropped part of the prompt (it read 300 tokens of more sent)"))
+        let body = try #require(rig.server.lastRequestBody(path: "/api/chat"))
+        let options = try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["options"] as? [String: Any])
+        #expect(options["num_ctx"] as? Int == 300, "--num-ctx is sent as num_ctx")
+    }
+
+    @Test("a short prompt count that a cached prefix can explain is not called a cut: --json says it was not checkable")
+    func cachedPromptIsNotACut() async throws {
         let rig = try await AskRig()
         rig.server.streaming.promptEvalCount = 20
         let run = await rig.ask(["--json", keyQuestion])
+        #expect(run.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
-        #expect(object["truncated"] as? Bool == true)
-        #expect(run.error.contains("warning: Ollama dropped part of the prompt (it read 20 tokens of more sent)"))
+        #expect(object["truncated"] as? Bool == false)
+        #expect((object["truncation_check"] as? String)?.hasPrefix("not possible: the server counted 20 prompt tokens") == true)
+        #expect(!run.error.contains("dropped part of the prompt"))
+    }
+
+    @Test("an answer that cites nothing lists the passages it was given under \"Not cited\", in text and --json")
+    func notCited() async throws {
+        let rig = try await AskRig()
+        rig.server.streaming.reply = "Use a jump host."
+        let text = await rig.ask([keyQuestion])
+        #expect(text.status == 0)
+        #expect(text.output.contains("\n\nSources: none cited\nNot cited (the passages the model was given):\n  [1] "))
+        let json = await rig.ask(["--json", keyQuestion])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect((object["sources"] as? [Any])?.isEmpty == true)
+        let uncited = try #require(object["not_cited"] as? [[String: Any]])
+        #expect(uncited.count >= 2 && uncited.first?["number"] as? Int == 1)
+        #expect(object["provider"] as? String == "ollama")
     }
 
     @Test("a chat model that is not pulled exits 69 with the pull command, before any retrieval")

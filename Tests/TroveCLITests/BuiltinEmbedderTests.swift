@@ -128,7 +128,8 @@ struct BuiltinEmbedderTests {
         #expect(
             second.error
                 == "Error: index \(index) was built with ollama model 'nomic-embed-text', not builtin model "
-                + "'all-minilm-l6-v2' — use --embedder ollama --model nomic-embed-text, or --index NEW.sqlite "
-                + "for a new index\n")
+                + "'all-minilm-l6-v2' (whose probe vector could not be made: the built-in model is not installed: "
+                + "/nonexistent/all-minilm-l6-v2/model.safetensors is missing — run Scripts/install-model.sh) — use "
+                + "--provider ollama --model nomic-embed-text, or --index NEW.sqlite for a new index\n")
     }
 }

@@ -220,8 +220,8 @@ struct ConfigTests {
         arguments: [
             (
                 #"{"serch_limit": 5}"#,
-                "unknown key 'serch_limit' in config file FILE — known keys: api_key_command, api_key_file, base_url, chat_model,"
-                    + " chat_temperature, embed_model, index, ollama_url, provider, request_timeout, search_limit"
+                "unknown key 'serch_limit' in config file FILE — known keys: api_key_command, api_key_file, base_url, chat_base_url,"
+                    + " chat_model, chat_provider, chat_temperature, embed_model, index, ollama_url, provider, request_timeout, search_limit"
             ),
             (
                 #"{"search_limit": "ten"}"#,

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Embedding spaces")
 struct EmbeddingSpaceTests {
-    @Test("builtin all-minilm-l6-v2 and Ollama's all-minilm are one space; every other pair is not", arguments: [
+    @Test("builtin all-minilm-l6-v2 and Ollama's all-minilm name the same weights; every other pair does not", arguments: [
         ("builtin", "all-minilm-l6-v2", "ollama", "all-minilm", true),
         ("builtin", "all-minilm-l6-v2", "ollama", "all-minilm:latest", true),
         ("ollama", "all-minilm", "builtin", "all-minilm-l6-v2", true),
@@ -13,8 +13,8 @@ struct EmbeddingSpaceTests {
         ("ollama", "all-minilm", "ollama", "nomic-embed-text", false),
         ("builtin", "all-minilm-l6-v2", "ollama", "all-minilm-l12-v2", false),
     ])
-    func sameSpace(kindA: String, modelA: String, kindB: String, modelB: String, same: Bool) {
-        #expect(EmbedderFactory.sameSpace(kindA, modelA, kindB, modelB) == same)
+    func sameModelName(kindA: String, modelA: String, kindB: String, modelB: String, same: Bool) {
+        #expect(EmbedderFactory.sameModelName(kindA, modelA, kindB, modelB) == same)
     }
 
     @Test("switching embedder keeps the index's model or its equivalent")

@@ -12,8 +12,8 @@ final class IndexingFixture {
     let notes: String
     var indexPath: String { folder.path + "/index.sqlite" }
 
-    init() throws {
-        server = try FakeOllamaServer()
+    init(server: FakeOllamaServer? = nil) throws {
+        self.server = try server ?? FakeOllamaServer()
         folder = try TemporaryDirectory()
         notes = folder.path + "/notes"
         try FileManager.default.createDirectory(atPath: notes, withIntermediateDirectories: true)
@@ -121,7 +121,7 @@ struct IncrementalIndexingTests {
         #expect(run.newDocuments == 3)
         #expect(run.chunksEmbedded == 3)
         #expect(run.chunksReused == 6)
-        #expect(fixture.server.embeddedInputCount == 3)
+        #expect(fixture.server.embeddedInputCount == 3 + 1, "three texts and the fingerprint's probe")
     }
 
     @Test("a touched file (new mtime, same bytes) is counted unchanged and embeds nothing")
@@ -299,7 +299,8 @@ struct FingerprintTests {
         let before = fixture.server.embeddedInputCount
         let rebuilt = try await fixture.index(options).summary
         #expect(rebuilt.chunksReembedded == 4)
-        #expect(fixture.server.embeddedInputCount - before == 4)
+        // The four chunks and the probe text the new fingerprint records.
+        #expect(fixture.server.embeddedInputCount - before == 5)
         #expect(rebuilt.unchangedDocuments == 2)
         let store = try IndexStore(path: fixture.indexPath, createIfMissing: false)
         #expect(try store.manifest()?.modelDigest == newDigest)

@@ -1,4 +1,3 @@
-import Ollama
 import TroveIngest
 
 /// How `trove ask` and `trove chat` talk to the chat model.
@@ -14,8 +13,11 @@ public struct AskOptions: Sendable {
     public var seed: Int?
     /// Replaces the built-in instructions; the rule that sources are data is always added to it.
     public var systemPrompt: String?
-    /// Upper bound for `num_ctx`: a larger window costs the server memory whether it is used or not.
+    /// Upper bound for a window the model reports: a larger `num_ctx` costs Ollama memory whether used or not.
     public var maxContext = 8192
+    /// `--num-ctx`: the window to pack for (Ollama: sent as `num_ctx`; an OpenAI-compatible server's own, where it
+    /// says, wins). Nil: the model's own.
+    public var contextWindow: Int?
 
     public init(chatModel: String) { self.chatModel = chatModel }
 }
@@ -27,19 +29,42 @@ public struct Answer: Sendable {
     public var sources: [NumberedSource]
     public var citations: Citations
     public var model: String
-    /// Prompt tokens Ollama evaluated (`prompt_eval_count`), when it said.
+    /// `ollama` or `openai`.
+    public var provider: String
+    /// Prompt tokens the server reported (`prompt_eval_count`, `usage.prompt_tokens`), when it said.
     public var promptTokens: Int?
-    /// True when Ollama evaluated fewer prompt tokens than the prompt certainly holds: it dropped context.
-    public var truncated: Bool
-    /// `stop`, `length`, … as Ollama reported it; nil when interrupted.
+    /// Prompt tokens it said it served from its cache.
+    public var cachedTokens: Int?
+    /// Whether the server kept the whole prompt, as far as its counts tell.
+    public var truncation: TruncationCheck
+    /// `stop`, `length`, … as the server reported it; nil when interrupted.
     public var doneReason: String?
     /// True when the user stopped the answer (Ctrl-C).
     public var interrupted: Bool
+    /// Why the answer broke off when the server failed after writing part of it (the part is `text`).
+    public var failure: AnswerFailure?
+
+    /// True when the server dropped part of the prompt.
+    public var truncated: Bool { truncation == .cut }
 
     /// The sources the answer cited, in order of first citation.
     public var citedSources: [NumberedSource] {
         citations.cited.compactMap { number in sources.first { $0.number == number } }
     }
+
+    /// The sources the model was given but did not cite: all of them when it cited none, so a user still has
+    /// something to check the answer against.
+    public var uncitedSources: [NumberedSource] {
+        sources.filter { !citations.cited.contains($0.number) }
+    }
+}
+
+/// A server failure in the middle of an answer.
+public struct AnswerFailure: Sendable, Equatable {
+    /// The error's sentence.
+    public var message: String
+    /// How a front end should report it.
+    public var kind: FailureKind
 }
 
 /// Retrieval, then the passages that cover the question, before a model is asked anything.
@@ -52,35 +77,34 @@ public struct Retrieval: Sendable {
 /// The chat model's facts that decide how much fits.
 public struct ChatModelInfo: Sendable, Equatable {
     public var name: String
-    /// The `num_ctx` trove sends.
+    /// The window trove packs for (and sends to Ollama as `num_ctx`).
     public var contextWindow: Int
+    /// `ollama` or `openai`.
+    public var provider = "ollama"
+
+    public init(name: String, contextWindow: Int, provider: String = "ollama") {
+        self.name = name
+        self.contextWindow = contextWindow
+        self.provider = provider
+    }
 }
 
 /// Retrieval-augmented answers: retrieve, pack the best passages into the context window as quoted data, stream
-/// the model's answer, then check its citations and whether Ollama dropped anything.
+/// the model's answer, then check its citations and whether the server dropped anything. The same for every
+/// `ChatModel`.
 public struct Asker: Sendable {
-    public let client: OllamaClient
+    public let chat: any ChatModel
     public let options: AskOptions
 
-    public init(client: OllamaClient, options: AskOptions) {
-        self.client = client
+    public init(chat: any ChatModel, options: AskOptions) {
+        self.chat = chat
         self.options = options
     }
 
-    /// Checks the chat model is pulled and can chat, and learns its context length — before any retrieval work.
+    /// Checks the chat model is served and can chat, and learns its context window — before any retrieval work.
     public func inspectModel() async throws -> ChatModelInfo {
-        let details = try await client.show(model: options.chatModel)
-        if !details.capabilities.isEmpty && !details.capabilities.contains("completion") {
-            throw OllamaError(
-                kind: .notCapable,
-                message: "model '\(options.chatModel)' cannot chat — choose a chat model, e.g. ollama pull llama3.2",
-                endpoint: "/api/show")
-        }
-        // Ollama's own default window when the model does not say.
-        let context = details.contextLength ?? 4096
-        return ChatModelInfo(name: options.chatModel, contextWindow: min(context, options.maxContext))
+        try await chat.inspect(contextWindow: options.contextWindow, maxContext: options.maxContext)
     }
-
     /// Retrieves passages for `query` — hybrid ranking, every passage on its own rather than one per document,
     /// since several passages of one note may each be needed — and says whether any covers it. Coverage is judged
     /// on the vector score (cosine): the fused score only ranks, it does not say how close a passage is.
@@ -102,9 +126,10 @@ public struct Asker: Sendable {
 
     /// Streams an answer to `question` from `hits`, after `history` (older turns, already within budget).
     /// `onToken` receives each piece of the answer as it arrives. Cancelling the task stops generation and
-    /// returns the partial answer marked interrupted.
+    /// returns the partial answer marked interrupted; a server failing after part of the answer returns that part
+    /// with the failure (one failing before any throws).
     public func answer(
-        question: String, hits: [SearchHit], history: [OllamaClient.Message], model: ChatModelInfo,
+        question: String, hits: [SearchHit], history: [PromptMessage], model: ChatModelInfo,
         onToken: @Sendable (String) -> Void
     ) async throws -> Answer {
         let system = PromptBuilder.systemPrompt(custom: options.systemPrompt)
@@ -114,43 +139,46 @@ public struct Asker: Sendable {
         let packer = ContextPacker(contextLength: model.contextWindow, answerReserve: answerReserve, fixedTokens: fixed)
         let sources = packer.pack(hits).sources
         let messages =
-            [OllamaClient.Message.system(system)] + history
-            + [.user(PromptBuilder.userMessage(question: question, sources: sources))]
-        let request = OllamaClient.ChatRequest(
-            model: model.name, messages: messages,
-            options: OllamaClient.Options(
-                temperature: options.temperature, numCtx: model.contextWindow, seed: options.seed))
+            [PromptMessage(role: .system, content: system)] + history
+            + [PromptMessage(role: .user, content: PromptBuilder.userMessage(question: question, sources: sources))]
+        let request = ChatModelRequest(
+            model: model, messages: messages, temperature: options.temperature, seed: options.seed,
+            maxTokens: answerReserve)
 
         var text = ""
-        var last: OllamaClient.ChatResponse?
+        var end: ChatModelEnd?
         var interrupted = false
+        var failure: AnswerFailure?
         do {
-            for try await chunk in client.chatStream(request) {
-                if !chunk.message.content.isEmpty {
-                    text += chunk.message.content
-                    onToken(chunk.message.content)
+            for try await event in chat.stream(request) {
+                switch event {
+                case .token(let piece):
+                    text += piece
+                    onToken(piece)
+                case .end(let last):
+                    end = last
                 }
-                if chunk.done { last = chunk }
                 if Task.isCancelled { break }
             }
             interrupted = Task.isCancelled
-        } catch let error as OllamaError where error.kind == .cancelled {
-            interrupted = true
-        } catch is CancellationError {
-            interrupted = true
+        } catch {
+            switch FailureKind(error) {
+            case .interrupted: interrupted = true
+            case _ where Task.isCancelled: interrupted = true
+            case let kind:
+                // Nothing written: the error is the whole story. Something written: keep it, say why it stopped.
+                guard !text.isEmpty else { throw error }
+                failure = AnswerFailure(message: String(describing: error), kind: kind)
+            }
         }
-        let promptTokens = last?.metrics.promptEvalCount
-        let sent = messages.reduce(0) { $0 + Self.tokenLowerBound($1.content) }
+        let complete = !interrupted && failure == nil
         return Answer(
             text: text, sources: sources, citations: Citations(answer: text, sourceCount: sources.count),
-            model: model.name, promptTokens: promptTokens,
-            truncated: promptTokens.map { $0 < sent } ?? false, doneReason: interrupted ? nil : last?.doneReason,
-            interrupted: interrupted)
-    }
-
-    /// A count the real prompt cannot be below: every whitespace-separated word is at least one token in any
-    /// tokenizer, and the chat template only adds tokens. Ollama evaluating fewer means it cut the prompt.
-    static func tokenLowerBound(_ text: String) -> Int {
-        text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).count
+            model: model.name, provider: model.provider, promptTokens: end?.promptTokens,
+            cachedTokens: end?.cachedTokens,
+            truncation: complete
+                ? TruncationCheck.judge(end, messages: messages, contextWindow: model.contextWindow)
+                : .unknown(reason: "the answer did not finish"),
+            doneReason: complete ? end?.finishReason : nil, interrupted: interrupted, failure: failure)
     }
 }

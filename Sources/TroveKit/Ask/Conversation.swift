@@ -1,5 +1,3 @@
-import Ollama
-
 /// A chat's turns, and how much of them goes back to the model.
 public struct Conversation: Sendable {
     public var turns: [ChatTurn]
@@ -8,8 +6,8 @@ public struct Conversation: Sendable {
 
     /// The newest turns that fit `budget` tokens, oldest first, as chat messages. Older turns are dropped (they stay
     /// stored); an interrupted answer is sent marked as such so the model doesn't take it as complete.
-    public func history(budget: Int) -> [OllamaClient.Message] {
-        var kept: [OllamaClient.Message] = []
+    public func history(budget: Int) -> [PromptMessage] {
+        var kept: [PromptMessage] = []
         var remaining = budget
         for turn in turns.reversed() {
             let content = turn.interrupted ? turn.content + " [interrupted]" : turn.content
@@ -17,9 +15,9 @@ public struct Conversation: Sendable {
             guard cost <= remaining else { break }
             remaining -= cost
             switch turn.role {
-            case "user": kept.append(.user(content))
-            case "assistant": kept.append(.assistant(content))
-            default: kept.append(.system("Earlier in this conversation: " + content))
+            case "user": kept.append(PromptMessage(role: .user, content: content))
+            case "assistant": kept.append(PromptMessage(role: .assistant, content: content))
+            default: kept.append(PromptMessage(role: .system, content: "Earlier in this conversation: " + content))
             }
         }
         // A history must not start with a dangling answer whose question was dropped.

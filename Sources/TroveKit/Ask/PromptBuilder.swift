@@ -37,27 +37,35 @@ public enum PromptBuilder {
         return text
     }
 
-    /// One `<source>` element. Attribute values and the body are escaped so a document cannot end its element early.
+    /// One `<source>` element. Its text goes verbatim (a shell snippet's `&&` and quotes reach the model as
+    /// written, so answers quote them right); only what could open or close a source element is neutralised.
     static func sourceBlock(_ hit: SearchHit, number: Int) -> String {
         let location = "\(hit.relativePath):\(hit.startLine)-\(hit.endLine)"
-        let heading = hit.heading.isEmpty ? "" : " heading=\"\(escape(hit.heading))\""
-        return "<source id=\"\(number)\" path=\"\(escape(location))\"\(heading)>\n\(escape(hit.text))\n</source>\n"
+        let heading = hit.heading.isEmpty ? "" : " heading=\"\(attribute(hit.heading))\""
+        return "<source id=\"\(number)\" path=\"\(attribute(location))\"\(heading)>\n\(neutralise(hit.text))\n</source>\n"
     }
 
-    /// `<`, `>` and `&` as entities, and quotes in attributes: `</source>` inside a document stays text.
-    static func escape(_ text: String) -> String {
+    /// `<source`, `</source`, `<sources` and `</sources` in any case, with their `<` written `&lt;`: a document
+    /// cannot end its element early or forge another. Every other character stays as it is.
+    static func neutralise(_ text: String) -> String {
+        guard text.contains("<") else { return text }
         var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            default: result.append(character)
-            }
+        result.reserveCapacity(text.utf8.count + 16)
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "<") {
+            result += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            let name = after.hasPrefix("/") ? after.dropFirst() : after
+            result += name.prefix(6).lowercased() == "source" ? "&lt;" : "<"
+            rest = after
         }
+        result += rest
         return result
+    }
+
+    /// An attribute value: neutralised as text, and its quotes as `&quot;` so it cannot end early.
+    static func attribute(_ text: String) -> String {
+        neutralise(text).replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "\n", with: " ")
     }
 
     /// A conservative token count of a source as it will be sent.
