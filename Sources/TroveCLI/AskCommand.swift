@@ -124,7 +124,10 @@ enum ChatOptionsParser {
     static let numCtx = Option(
         "--num-ctx", value: "N", .integer(min: 256), help: "the chat model's context window in tokens (Ollama: sent as num_ctx)",
         default: "the server's (llama.cpp /props) or the model's, up to 8192; else 4096")
-    static let options = [limit, minScore, allowGeneral, temperature, seed, system, numCtx] + server
+    static let maxTokens = Option(
+        "--max-tokens", value: "N", .integer(min: 1), help: "stop the answer after N tokens (reported as cut at the length limit)",
+        default: "the room left in the window, at most 1024")
+    static let options = [limit, minScore, allowGeneral, temperature, seed, system, numCtx, maxTokens] + server
 
     static let chatProvider = Option(
         "--chat-provider", value: "NAME", 
@@ -150,6 +153,7 @@ enum ChatOptionsParser {
         options.temperature = arguments.number(Self.temperature)
         if let seed = arguments.integer(Self.seed) { options.seed = seed }
         options.contextWindow = arguments.integer(Self.numCtx)
+        options.maxAnswerTokens = arguments.integer(Self.maxTokens)
         if let file = arguments.value(Self.system) {
             do {
                 options.systemPrompt = try String(contentsOfFile: file, encoding: .utf8)

@@ -1,12 +1,20 @@
 import Foundation
 import Ollama
+import OpenAICompatible
 
 /// `trove models`: the models pulled on the Ollama server, with what Trove needs to know about each.
 struct ModelsCommand: Command {
     static let name = "models"
     static let abstract = "List the models pulled on Ollama: size, family, embedding capability, dimension, context."
     static let usage = "trove models [--json] [options]"
-    static let optionGroups = [OptionGroup("Options", [json, apiKey] + CommonOptions.options)]
+    static let optionGroups = [OptionGroup("Options", [provider, json, apiKey] + CommonOptions.options)]
+
+    static let provider = Option(
+        "--provider", value: "KIND",
+        .choice([
+            Option.Choice("ollama", "the models pulled on Ollama"),
+            Option.Choice("openai", "the model ids an OpenAI-compatible server lists on /v1/models (--base-url)"),
+        ]), help: "whose models to list", default: "ollama")
 
     static let json = Option(
         "--json", help: "one JSON array: name, size, family, embedding, dimension, context_length, digest")
@@ -15,9 +23,11 @@ struct ModelsCommand: Command {
     var common: CommonOptions
     var json: Bool
     var apiKey: String?
+    var openAI: Bool
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
+        openAI = arguments.value(Self.provider) == "openai"
         json = arguments.flag(Self.json)
         apiKey = arguments.value(Self.apiKey)
         try arguments.noOperands()
@@ -52,6 +62,7 @@ struct ModelsCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, console: console, apiKey: apiKey)
+        if openAI { return try await listOpenAI(settings, console: console) }
         let client = settings.client
         var rows: [Row] = []
         for summary in try await client.tags().sorted(by: { $0.name < $1.name }) {
@@ -72,6 +83,22 @@ struct ModelsCommand: Command {
             return ExitCode.success
         }
         console.print(Self.table(rows))
+        return ExitCode.success
+    }
+
+    /// `--provider openai`: the ids `/v1/models` lists, one a line (`--json`: `[{"name": …}]`).
+    private func listOpenAI(_ settings: Settings, console: Console) async throws -> Int32 {
+        guard let server = try settings.openAIClient() else {
+            throw UsageError("--provider openai needs a server — give --base-url URL (or OPENAI_BASE_URL)")
+        }
+        let ids = try await server.models()
+        if json {
+            console.print(try JSONOutput.encode(ids.map { ["name": $0] }))
+        } else if ids.isEmpty {
+            console.log("\(server.displayURL) lists no models")
+        } else {
+            console.print(ids.joined(separator: "\n"))
+        }
         return ExitCode.success
     }
 

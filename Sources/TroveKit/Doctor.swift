@@ -32,6 +32,8 @@ public struct Doctor: Sendable {
     public var modelFolder: String?
     /// A chat model to check as well (`trove doctor --chat-model`), or nil.
     public var chatModel: String?
+    /// Whether `chatModel` is on this Ollama (false when another provider writes answers).
+    public var checksOllamaChat = true
 
     public init(client: OllamaClient, model: String, indexPath: String, chatModel: String? = nil) {
         self.client = client
@@ -49,12 +51,13 @@ public struct Doctor: Sendable {
         if let modelFolder {
             checks.append(builtinModelCheck(folder: modelFolder, required: embedderKind == "builtin"))
         }
-        if embedderKind == "builtin" { return checks }
+        // Another provider's servers are checked by `TroveIndex.doctor`.
+        if embedderKind != "ollama" { return checks }
         let server = await serverCheck()
         checks.append(server)
         if server.passed {
             checks.append(contentsOf: await modelChecks())
-            if let chatModel { checks.append(await chatModelCheck(chatModel)) }
+            if let chatModel, checksOllamaChat { checks.append(await chatModelCheck(chatModel)) }
         }
         return checks
     }

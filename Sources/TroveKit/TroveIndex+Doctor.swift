@@ -21,7 +21,29 @@ extension TroveIndex {
             indexPath: path, chatModel: chatModel)
         doctor.modelFolder = configuration.modelFolder
         doctor.embedderKind = manifest?.embedder ?? choice.defaultKind ?? "ollama"
-        return await doctor.run()
+        doctor.checksOllamaChat = configuration.chatProvider == "ollama"
+        var checks = await doctor.run()
+        if doctor.embedderKind == "openai" {
+            if let server = configuration.openAI {
+                checks += await Doctor.openAIEmbeddingChecks(server, model: model ?? manifest?.model ?? "")
+            } else {
+                checks.append(
+                    DoctorCheck(
+                        name: "embedding server", passed: false, detail: "the openai provider has no server named",
+                        fix: "give --base-url URL (or OPENAI_BASE_URL)"))
+            }
+        }
+        // Another chat provider is checked whether or not a model was named: it answers, or says why not.
+        if configuration.chatProvider != "ollama" {
+            do {
+                checks.append(await Doctor.chatCheck(try configuration.chatModel(named: chatModel ?? "")))
+            } catch {
+                checks.append(
+                    DoctorCheck(name: "chat model", passed: false, detail: String(describing: error),
+                        fix: "give --chat-base-url URL or --base-url URL"))
+            }
+        }
+        return checks
     }
 }
 

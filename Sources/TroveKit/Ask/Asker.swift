@@ -18,6 +18,9 @@ public struct AskOptions: Sendable {
     /// `--num-ctx`: the window to pack for (Ollama: sent as `num_ctx`; an OpenAI-compatible server's own, where it
     /// says, wins). Nil: the model's own.
     public var contextWindow: Int?
+    /// `--max-tokens`: the answer stops after this many tokens (reported as `length`); nil leaves the room the
+    /// packer kept for it (a quarter of the window, at most 1024) on an OpenAI-compatible server, and Ollama's own.
+    public var maxAnswerTokens: Int?
 
     public init(chatModel: String) { self.chatModel = chatModel }
 }
@@ -143,7 +146,8 @@ public struct Asker: Sendable {
             + [PromptMessage(role: .user, content: PromptBuilder.userMessage(question: question, sources: sources))]
         let request = ChatModelRequest(
             model: model, messages: messages, temperature: options.temperature, seed: options.seed,
-            maxTokens: answerReserve)
+            maxTokens: options.maxAnswerTokens.map { min($0, answerReserve) } ?? answerReserve,
+            limitedByUser: options.maxAnswerTokens != nil)
 
         var text = ""
         var end: ChatModelEnd?

@@ -30,8 +30,10 @@ public struct ChatModelRequest: Sendable {
     public var messages: [PromptMessage]
     public var temperature: Double?
     public var seed: Int?
-    /// Tokens the answer may take (the room the packer left it).
+    /// Tokens the answer may take (the room the packer left it, or less when the user asked).
     public var maxTokens: Int?
+    /// The user set `maxTokens` (Ollama then gets it as `num_predict`; otherwise it keeps its own default).
+    public var limitedByUser = false
 }
 
 /// A stream event of `ChatModel.stream`.

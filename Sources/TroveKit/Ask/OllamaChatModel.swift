@@ -32,7 +32,8 @@ public struct OllamaChatModel: ChatModel {
             model: request.model.name,
             messages: request.messages.map { OllamaClient.Message(role: .init(rawValue: $0.role.rawValue), content: $0.content) },
             options: OllamaClient.Options(
-                temperature: request.temperature, numCtx: request.model.contextWindow, seed: request.seed))
+                temperature: request.temperature, numPredict: request.limitedByUser ? request.maxTokens : nil,
+                numCtx: request.model.contextWindow, seed: request.seed))
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ChatModelEvent.self)
         let task = Task {
             do {
