@@ -16,30 +16,47 @@ struct OpenAIProviderTests {
         }
     }
 
-    @Test("Corpora indexed through llama.cpp searches like the built-in embedder's index")
+    @Test("Corpora/engineering indexed through llama.cpp searches like the built-in embedder's index, and each refreshes the other's")
     func indexAndSearchAgreeWithBuiltin() async throws {
         let server = try await LlamaCppServer(.embed)
         let folder = try TemporaryDirectory()
         let viaServer = folder.path + "/openai.sqlite"
         let builtin = folder.path + "/builtin.sqlite"
+        // One folder of Corpora (a third of it) keeps the run short; its queries still tell rankings apart.
+        let engineering = corpora + "/engineering"
         let environment = BuiltinModel.environment.merging(["OPENAI_BASE_URL": server.baseURL.absoluteString]) { $1 }
         let indexed = await trove(
-            ["index", "--quiet", "--provider", "openai", "--model", "all-minilm", corpora], index: viaServer,
+            ["index", "--quiet", "--provider", "openai", "--model", "all-minilm", engineering], index: viaServer,
             environment: environment)
         try #require(indexed.status == 0, "index failed: \(indexed.error)")
         #expect(indexed.output.contains("with all-minilm in"), "\(indexed.output)")
         let reference = await trove(
-            ["index", "--quiet", "--provider", "builtin", corpora], index: builtin, environment: environment)
+            ["index", "--quiet", "--provider", "builtin", engineering], index: builtin, environment: environment)
         try #require(reference.status == 0, "\(reference.error)")
 
         // The same chunks embedded by both: the same ranking, the same cosines.
-        for (query, expected) in semanticQueries.prefix(4) {
+        let queries = semanticQueries.filter { $0.expected.hasPrefix("engineering/") }
+        try #require(queries.count >= 3)
+        for (query, expected) in queries {
             let ours = try hits(await trove(["search", "--json", "-n", "3", query], index: viaServer, environment: environment))
             let theirs = try hits(await trove(["search", "--json", "-n", "3", query], index: builtin, environment: environment))
             #expect(ours.map(\.path) == theirs.map(\.path), "\(query)")
             for (a, b) in zip(ours, theirs) { #expect(abs(a.score - b.score) < 0.002, "\(query): \(a) vs \(b)") }
             #expect(ours.contains { $0.path.hasSuffix(expected) } || query.contains("promoted"), "\(query) → \(ours)")
         }
+
+        // The probe vectors agree, so the built-in index takes llama.cpp's vectors (and the other way round).
+        let notes = try folder.write("more/bastion.md", "# Bastion\n\nReach the ops hosts through the bastion with ssh -J.\n")
+        let refreshed = await trove(
+            ["index", "--quiet", "--provider", "openai", "--model", "all-minilm", (notes as NSString).deletingLastPathComponent],
+            index: builtin, environment: environment)
+        #expect(refreshed.status == 0, "\(refreshed.error)")
+        let back = await trove(
+            ["index", "--quiet", "--provider", "builtin", (notes as NSString).deletingLastPathComponent], index: viaServer,
+            environment: environment)
+        #expect(back.status == 0, "\(back.error)")
+        let found = try hits(await trove(["search", "--json", "-n", "1", "jump through the bastion host"], index: builtin, environment: environment))
+        #expect(found.first?.path.hasSuffix("more/bastion.md") == true, "\(found)")
 
         // And vector by vector, through `trove embed`.
         let texts = ["how do I rotate the SSH keys?", "a sourdough starter needs feeding", "quarterly planning notes"]
