@@ -38,6 +38,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq, for the PostgreSQL store (Debian's libpq-dev; its header lives in /usr/include/postgresql).
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "Ollama", swiftSettings: strict),
         // Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI): Foundation only, like Ollama.
         .target(name: "OpenAICompatible", swiftSettings: strict),
@@ -46,7 +52,7 @@ let package = Package(
         .target(name: "TroveIngest", swiftSettings: strict + miniLMSettings),
         // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS"], swiftSettings: strict),
+        .target(name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS", "CPostgres"], swiftSettings: strict),
         .target(name: "TroveBLAS", swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the

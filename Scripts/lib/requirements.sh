@@ -2,7 +2,7 @@
 # on the machine, installing what is missing where that is allowed, and saying exactly what to run where it is not.
 
 # The Debian/Ubuntu packages Trove itself needs: SQLite's headers and pkg-config to build, OpenBLAS to score.
-TROVE_PACKAGES=(libsqlite3-dev pkg-config libopenblas0)
+TROVE_PACKAGES=(libsqlite3-dev libpq-dev pkg-config libopenblas0)
 
 # require_packages PKG…: installs the missing ones with apt-get, as root or through sudo (asking for a password
 # only on a terminal); anything else prints the command to run and exits 69 (a prerequisite is unavailable).

@@ -110,25 +110,26 @@ public struct Doctor: Sendable {
     }
 
     func indexCheck() -> DoctorCheck {
-        guard FileManager.default.fileExists(atPath: indexPath) else {
+        let shown = StoreLocation.display(indexPath)
+        guard StoreLocation.exists(indexPath) else {
             return DoctorCheck(
-                name: "index", passed: true, detail: "no index yet at \(indexPath) (trove index FOLDER creates it)")
+                name: "index", passed: true, detail: "no index yet at \(shown) (trove index FOLDER creates it)")
         }
         do {
-            let store = try IndexStore(path: indexPath, createIfMissing: false)
+            let store = try StoreLocation.open(indexPath, createIfMissing: false)
             let stats = try store.statistics()
             guard let manifest = try store.manifest() else {
-                return DoctorCheck(name: "index", passed: true, detail: "\(indexPath) is empty")
+                return DoctorCheck(name: "index", passed: true, detail: "\(shown) is empty")
             }
             if manifest.model != model {
                 return DoctorCheck(
                     name: "index", passed: false,
-                    detail: "\(indexPath) was built with '\(manifest.model)', not '\(model)'",
+                    detail: "\(shown) was built with '\(manifest.model)', not '\(model)'",
                     fix: "run trove doctor --model \(manifest.model), or use another --index")
             }
             return DoctorCheck(
                 name: "index", passed: true,
-                detail: "\(indexPath): \(stats.documents) documents, \(stats.chunks) chunks, model \(manifest.model)")
+                detail: "\(shown): \(stats.documents) documents, \(stats.chunks) chunks, model \(manifest.model)")
         } catch {
             return DoctorCheck(name: "index", passed: false, detail: String(describing: error))
         }

@@ -58,10 +58,10 @@ public struct IndexOptions: Sendable {
 /// interrupted run never leaves a document half-indexed and the next run picks up where this one stopped.
 /// Chunks whose text is already stored (same heading and text, anywhere in the index) reuse its vector.
 public final class Indexer {
-    package let store: IndexStore
+    package let store: any IndexBackend
     public let embedder: any Embedder
 
-    package init(store: IndexStore, embedder: any Embedder) {
+    package init(store: any IndexBackend, embedder: any Embedder) {
         self.store = store
         self.embedder = embedder
     }
@@ -75,14 +75,17 @@ public final class Indexer {
     /// Runs one indexing pass over `options.roots` and returns what it did.
     public func run(_ options: IndexOptions, report: (IndexEvent) -> Void) async throws -> IndexSummary {
         let started = ContinuousClock.now
-        // One writer at a time: a second `trove index` (say, during --reembed) is refused, naming the first.
-        let lock = try store.lockForWriting()
+        // One writer per folder: a second `trove index` of the same folder (or any, during --reembed) is refused,
+        // naming the first. A store with one writer at a time (SQLite) locks the whole index whatever the folders.
+        let named = options.roots.map(Self.standardized)
+        let locked = options.reembed ? [] : named.isEmpty ? try store.roots().map(\.path) : named
+        let lock = try store.lockForWriting(roots: locked)
         defer { lock.release() }
         let existing = try store.manifest()
         var match = Fingerprint.Match.same
         if let existing, !options.reembed {
             // A model mismatch is known before anything else is asked of the server, and is the more useful message.
-            match = try await Fingerprint.checkModel(existing: existing, embedder: embedder, indexPath: store.path)
+            match = try await Fingerprint.checkModel(existing: existing, embedder: embedder, indexPath: store.location)
         }
         let counting = Counter()
         let info = try await RetryingEmbedder(embedder, policy: options.retry).inspect()
@@ -100,9 +103,9 @@ public final class Indexer {
             probe: needsProbe && match == .same ? try await Fingerprint.probe(retrying) : nil)
         if let existing {
             if options.reembed {
-                try Fingerprint.checkChunker(existing: existing, proposed: proposed, indexPath: store.path)
+                try Fingerprint.checkChunker(existing: existing, proposed: proposed, indexPath: store.location)
             } else {
-                try Fingerprint.check(existing: existing, proposed: proposed, match: match, indexPath: store.path)
+                try Fingerprint.check(existing: existing, proposed: proposed, match: match, indexPath: store.location)
                 if existing.probeVector == nil, match == .same {
                     // An index made before probe vectors: its own embedder records one now (the migration).
                     var migrated = existing
@@ -114,9 +117,9 @@ public final class Indexer {
             try store.inTransaction { try store.writeManifest(proposed) }
         }
 
-        let roots = options.roots.isEmpty ? try store.roots().map(\.path) : options.roots.map(Self.standardized)
+        let roots = named.isEmpty ? try store.roots().map(\.path) : named
         guard !roots.isEmpty else {
-            throw IndexError(code: .noRoots, message: "index \(store.path) has no folders yet — run: trove index FOLDER")
+            throw IndexError(code: .noRoots, message: "index \(store.location) has no folders yet — run: trove index FOLDER")
         }
         var run = Run(
             store: store,
@@ -236,7 +239,7 @@ struct EmbeddingStage: Sendable {
 
 /// One pass's state: the batches in flight and the running totals.
 private struct Run {
-    let store: IndexStore
+    let store: any IndexBackend
     let embedding: EmbeddingStage
     let documentPrefix: String
     let chunker: Chunker

@@ -204,20 +204,25 @@ extension Double {
 
 /// Ranks an index's passages against a query by meaning, by keywords, or both.
 public final class Retriever {
-    package let store: IndexStore
+    package let store: any IndexBackend
     package let manifest: IndexManifest
-    /// The vectors, loaded on first use and kept (a warm `trove serve` ranks many queries with one load).
-    private var matrix: VectorMatrix?
-    /// The int8 copy, built on the first quantized search and kept.
-    private var quantizedSearcher: QuantizedSearcher?
+    /// Where vector candidates come from: a BLAS scan of the store's snapshot, or the store's own query.
+    private let vectors: any VectorRanking
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
-    package init(store: IndexStore) throws {
+    package init(store: any IndexBackend) throws {
         guard let manifest = try store.manifest(), try store.hasVectors() else {
-            throw IndexError.empty(store.path)
+            throw IndexError.empty(store.location)
         }
         self.store = store
         self.manifest = manifest
+        if let snapshots = store as? any VectorSnapshotStore {
+            vectors = MatrixRanking(store: snapshots)
+        } else if let queries = store as? any VectorQueryStore {
+            vectors = StoreRanking(store: queries)
+        } else {
+            throw IndexError(code: .empty, message: "index \(store.location) cannot rank vectors with this trove")
+        }
     }
 
     /// Refuses a `--model` that differs from the model the index was built with: their vectors don't compare.
@@ -225,7 +230,7 @@ public final class Retriever {
         guard let model, model != manifest.model else { return }
         throw IndexError(
             code: .modelMismatch,
-            message: "index \(store.path) was built with '\(manifest.model)', not '\(model)' — "
+            message: "index \(store.location) was built with '\(manifest.model)', not '\(model)' — "
                 + "drop --model to search it, or index with '\(model)' into another --index")
     }
 
@@ -251,7 +256,7 @@ public final class Retriever {
         // The embedding is a round trip to the model server; load the vectors meanwhile instead of after it.
         let text = manifest.queryPrefix + request.query
         async let raw = embedder.embed([text])
-        let loaded: Result<VectorMatrix, any Error> = Result { try loadedMatrix() }
+        let loaded: Result<Void, any Error> = Result { try prepareVectors() }
         let vector = try checkedQuery(try await raw.first, model: embedder.model)
         _ = try loaded.get()
         return try search(request, queryVector: vector)
@@ -273,26 +278,16 @@ public final class Retriever {
         // Filters become the candidate set before anything is ranked, so top-k is taken among matching documents.
         let allowed = try allowedChunkIDs(request.filter)
         if let allowed, allowed.isEmpty { return [] }
-        let matrix = request.mode == .keyword ? nil : try loadedMatrix()
-        let mask = allowed.flatMap { ids in matrix.map { $0.mask(allowingIDs: ids) } }
+        // A vector ranking restricted to the allowed chunks (a row mask, or the store's WHERE clause), set up once.
+        let nearest = try (request.mode == .keyword ? nil : queryVector).map { vector in
+            try vectors.ranking(
+                query: vector, allowed: allowed, minScore: request.minScore ?? -.infinity,
+                quantized: request.quantized)
+        }
 
         var depth = Swift.max(request.candidateDepth, request.limit)
         while true {
-            let vectorRows: [ScoredRow]
-            if let matrix, let queryVector {
-                let searcher = VectorSearcher(matrix: matrix)
-                let floor = request.minScore ?? -.infinity
-                vectorRows =
-                    if request.quantized {
-                        quantized(matrix).search(query: queryVector, k: depth, minScore: floor, allowed: mask)
-                    } else if let mask {
-                        searcher.search(query: queryVector, k: depth, minScore: floor, allowed: mask)
-                    } else {
-                        searcher.search(query: queryVector, k: depth, minScore: floor)
-                    }
-            } else {
-                vectorRows = []
-            }
+            let vectorRows = try nearest.map { try $0(depth) } ?? []
             let keywordHits =
                 request.mode == .vector
                 ? []
@@ -323,10 +318,14 @@ public final class Retriever {
                     }
                 }
             }
-            if let matrix, let queryVector {
+            if nearest != nil, let queryVector {
                 // Keyword-only candidates get their cosine too: for --explain, and so --min-score holds for all.
-                for index in candidates.indices where candidates[index].vectorScore == nil {
-                    candidates[index].vectorScore = matrix.score(ofID: candidates[index].id, query: queryVector)
+                let unscored = candidates.filter { $0.vectorScore == nil }.map(\.id)
+                if !unscored.isEmpty {
+                    let scores = try vectors.similarities(of: unscored, query: queryVector)
+                    for index in candidates.indices where candidates[index].vectorScore == nil {
+                        candidates[index].vectorScore = scores[candidates[index].id]
+                    }
                 }
                 if let floor = request.minScore {
                     candidates.removeAll { ($0.vectorScore ?? -.infinity) < floor }
@@ -366,35 +365,22 @@ public final class Retriever {
         return try store.chunkIDs(inDocuments: documents)
     }
 
-    /// The index's vectors, read from the store once (from its flat cache file when that is current).
+    /// Readies the vectors for ranking: loads a snapshot store's matrix (from its flat cache file when that is
+    /// current); nothing for a store that ranks in its own queries.
+    public func prepareVectors() throws { try vectors.prepare() }
+
+    /// The snapshot matrix (benchmarks and tests of the SQLite store); a store that ranks itself has none.
     public func loadedMatrix() throws -> VectorMatrix {
-        if let matrix { return matrix }
-        // Scoring calls OpenBLAS: a machine without it gets an error here, not a stopped process.
-        try BLAS.load()
-        let vectors = try store.loadVectorsCached()
-        let loaded: VectorMatrix
-        if let mapping = vectors.mapping {
-            // Scored in place from the page cache: no copy of the matrix.
-            loaded = VectorMatrix(
-                dimension: vectors.dimension, rowIDs: vectors.chunkIDs, borrowing: mapping.values, owner: mapping)
-        } else {
-            loaded = VectorMatrix(dimension: vectors.dimension, rowIDs: vectors.chunkIDs, values: vectors.values)
+        guard let matrix = vectors as? MatrixRanking else {
+            throw IndexError(
+                code: .empty, message: "index \(store.location) ranks vectors in its server: it has no matrix to load")
         }
-        matrix = loaded
-        return loaded
+        return try matrix.loadedMatrix()
     }
 
     /// Forgets the loaded vectors, so the next search reads them again (after the index changed).
     public func reload() {
-        matrix = nil
-        quantizedSearcher = nil
-    }
-
-    private func quantized(_ matrix: VectorMatrix) -> QuantizedSearcher {
-        if let quantizedSearcher { return quantizedSearcher }
-        let searcher = QuantizedSearcher(matrix: matrix)
-        quantizedSearcher = searcher
-        return searcher
+        if let matrix = vectors as? MatrixRanking { matrix.forget() }
     }
 
     /// A candidate passage on its way to becoming a hit.

@@ -14,8 +14,8 @@ extension TroveIndex {
     ) async -> [DoctorCheck] {
         let path = configuration.location
         let manifest =
-            FileManager.default.fileExists(atPath: path)
-            ? (try? IndexStore(path: path, createIfMissing: false).manifest()) ?? nil : nil
+            StoreLocation.exists(path)
+            ? (try? StoreLocation.open(path, createIfMissing: false).manifest()) ?? nil : nil
         var doctor = Doctor(
             client: configuration.ollama, model: model ?? manifest?.model ?? choice.defaultOllamaModel,
             indexPath: path, chatModel: chatModel)
@@ -64,6 +64,8 @@ public enum FailureKind: Sendable, Equatable {
         case let error as MiniLMError where error.code == .missingFile:
             self = .unavailable
         case is BLASUnavailable:
+            self = .unavailable
+        case let error as StoreError where error.code == .unavailable:
             self = .unavailable
         case let error as OllamaError:
             switch error.kind {

@@ -31,18 +31,18 @@ extension TroveIndex {
     /// (use `options.stop` to let it finish the batch in hand instead). A later `trove watch` calls this per change.
     public func index(_ options: IndexOptions) throws -> AsyncThrowingStream<IndexProgress, any Error> {
         let embedder = try currentEmbedder()
-        let location = location
+        let configuration = configuration
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: IndexProgress.self)
         // Detached: the run's synchronous work (crawl, chunk, SQLite writes) must not occupy this actor, which keeps
         // answering searches meanwhile.
         let task = Task.detached {
             do {
-                let writer = try IndexStore(path: location, createIfMissing: false)
+                let writer = try TroveIndex.openStore(configuration, createIfMissing: false)
                 let summary = try await Indexer(store: writer, embedder: embedder).run(options) { event in
                     continuation.yield(.event(event))
                 }
-                // Large runs leave a large WAL; fold it into the file while nobody else is likely to be writing.
-                if summary.chunksEmbedded > 10_000 { try? writer.checkpoint() }
+                // SQLite folds a large WAL into the file; PostgreSQL builds its HNSW index once large enough.
+                try? writer.afterIndexing(chunksEmbedded: summary.chunksEmbedded)
                 continuation.yield(.finished(summary))
                 continuation.finish()
             } catch {

@@ -11,7 +11,7 @@ import TroveStore
 public actor TroveIndex {
     /// How the index was opened.
     public nonisolated let configuration: TroveConfiguration
-    let store: IndexStore
+    let store: any IndexBackend
     /// The embedder for new vectors and queries: chosen at open, replaced when the index records another model.
     var embedder: (any Embedder)?
     /// The embedder the manifest recorded when `embedder` was chosen; a change means the index was re-embedded.
@@ -26,8 +26,7 @@ public actor TroveIndex {
     /// create one.
     public init(opening configuration: TroveConfiguration) throws {
         self.configuration = configuration
-        store = try IndexStore(path: configuration.location, createIfMissing: false)
-        store.vectorLoad = configuration.vectorLoad
+        store = try Self.openStore(configuration, createIfMissing: false)
         let manifest = try store.manifest()
         embeddedFor = manifest.map(IndexedEmbedder.init)
         embedder = try manifest.map { manifest in
@@ -39,14 +38,20 @@ public actor TroveIndex {
     /// model an existing index keeps its own. A choice that conflicts with the index is refused when indexing.
     public init(creating configuration: TroveConfiguration, embedder choice: EmbedderChoice) throws {
         self.configuration = configuration
-        store = try IndexStore(path: configuration.location, createIfMissing: true)
-        store.vectorLoad = configuration.vectorLoad
+        store = try Self.openStore(configuration, createIfMissing: true)
         embeddedFor = try store.manifest().map(IndexedEmbedder.init)
         embedder = try configuration.embedder(choice, indexed: embeddedFor)
     }
 
-    /// The index's location, as opened.
-    public nonisolated var location: String { configuration.location }
+    /// The store `configuration.location` names: a SQLite file, or a PostgreSQL URL.
+    static func openStore(_ configuration: TroveConfiguration, createIfMissing: Bool) throws -> any IndexBackend {
+        let store = try StoreLocation.open(configuration.location, createIfMissing: createIfMissing)
+        (store as? IndexStore)?.vectorLoad = configuration.vectorLoad
+        return store
+    }
+
+    /// The index's location as it may be shown: a path, or a URL without its password.
+    public nonisolated var location: String { StoreLocation.display(configuration.location) }
 
     /// The embedding model the index records, or nil for a new index.
     public func embeddingModel() throws -> String? { try store.manifest()?.model }
@@ -167,9 +172,9 @@ public actor TroveIndex {
 
     /// Rewrites the index file without its free pages; returns its size before and after.
     public func vacuum() throws -> VacuumResult {
-        let before = store.bytesOnDisk
+        let before = try store.statistics().bytesOnDisk
         try store.vacuum()
-        return VacuumResult(bytesBefore: before, bytesAfter: store.bytesOnDisk)
+        return VacuumResult(bytesBefore: before, bytesAfter: try store.statistics().bytesOnDisk)
     }
 
     /// Folds the write-ahead log into the index file (after a large run, while nobody else is likely writing).

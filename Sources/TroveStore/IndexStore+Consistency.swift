@@ -58,18 +58,23 @@ extension IndexStore {
 
     /// Takes the index's advisory writer lock (`flock` on `INDEX.lock`), or throws naming the process holding it.
     /// Held until the returned lock is released or deallocated, or the process ends (the kernel drops it then,
-    /// so a killed writer never leaves the index locked).
-    public func lockForWriting() throws -> WriterLock {
+    /// so a killed writer never leaves the index locked). One lock for the whole file whatever `roots` says:
+    /// SQLite has one writer at a time anyway.
+    public func lockForWriting(roots: [String]) throws -> WriterLock {
         try WriterLock(path: writerLockPath, indexPath: path)
     }
 }
 
 /// The advisory lock one writing process holds on an index; released on `release()`, deinit or process exit.
 public final class WriterLock: @unchecked Sendable {
-    // @unchecked: the descriptor is only closed once, under `released`'s guard, by the owner.
-    private var descriptor: Int32
+    // @unchecked: the release runs once, by the owner (release() or deinit), never from two threads.
+    private var releasing: (() -> Void)?
 
-    init(path: String, indexPath: String) throws {
+    /// A lock that `release` gives up by running `action` once.
+    init(releasing action: @escaping () -> Void) { releasing = action }
+
+    /// Takes the `flock` on the file `path` beside the SQLite index `indexPath`.
+    convenience init(path: String, indexPath: String) throws {
         // O_NOFOLLOW: a symlink planted under this name in a shared folder is refused, not followed.
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -84,11 +89,11 @@ public final class WriterLock: @unchecked Sendable {
                 code: .locked,
                 message: "another \(who) is writing index \(indexPath) — wait for it to finish, or stop it")
         }
-        self.descriptor = descriptor
         // Who holds it, for the message above; the lock itself is the flock, not this text.
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        self.init(releasing: { close(descriptor) })  // closing the last descriptor drops the flock
     }
 
     /// The pid written by the holder, if readable.
@@ -101,9 +106,9 @@ public final class WriterLock: @unchecked Sendable {
 
     /// Gives the lock up.
     public func release() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)  // closing the last descriptor drops the flock
-        descriptor = -1
+        let action = releasing
+        releasing = nil
+        action?()
     }
 
     deinit { release() }

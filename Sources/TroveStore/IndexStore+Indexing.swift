@@ -100,15 +100,8 @@ extension IndexStore {
 
     // MARK: Re-embedding in place
 
-    /// A chunk to re-embed: its id and the text the embedder saw (heading line and text, without the prefix).
-    public struct ChunkForEmbedding: Sendable, Equatable {
-        /// Chunk id.
-        public var id: Int64
-        /// Heading path joined with ` › `, empty for none.
-        public var heading: String
-        /// The chunk's text.
-        public var text: String
-    }
+    /// A chunk to re-embed (the type lives beside the store protocol).
+    public typealias ChunkForEmbedding = TroveStore.ChunkForEmbedding
 
     /// Creates the staging table that holds new vectors until a re-embed is complete (kept across runs, so an
     /// interrupted re-embed resumes); `fresh` empties it first (a different model than the staged one).
@@ -213,24 +206,8 @@ extension IndexStore {
 
     // MARK: Comparing indexes
 
-    /// One chunk of the index with everything that defines it, for comparing two indexes' contents.
-    public struct ContentRow: Sendable, Equatable, Hashable {
-        /// Root folder path.
-        public var root: String
-        /// Document path relative to the root.
-        public var path: String
-        /// The document's content hash.
-        public var documentHash: String
-        /// The chunk's ordinal, line range, heading, text, content hash; -1 and empty for a document without chunks.
-        public var ordinal: Int
-        public var startLine: Int
-        public var endLine: Int
-        public var heading: String
-        public var text: String
-        public var chunkHash: String
-        /// The vector's bytes, empty when the chunk has none.
-        public var vector: [UInt8]
-    }
+    /// One chunk with everything that defines it (the type lives beside the store protocol).
+    public typealias ContentRow = TroveStore.ContentRow
 
     /// Every document and chunk with its vector bytes, in (root, path, ordinal) order — ids left out, since they
     /// differ between runs that produce the same index.

@@ -210,22 +210,7 @@ public final class IndexStore {
     /// nothing of this document is written (it runs in its own savepoint).
     @discardableResult
     public func replaceDocument(_ document: NewDocument, chunks: [NewChunk]) throws -> Int64 {
-        let dimension = try manifestDimension()
-        // Validate before writing anything: a bad vector must not cost the caller a half-written batch.
-        for chunk in chunks {
-            if let dimension, chunk.vector.count != dimension {
-                throw StoreError(
-                    code: .corruptVector,
-                    message: "chunk \(chunk.ordinal) of \(document.path) has a vector of \(chunk.vector.count) floats: "
-                        + "expected \(dimension)")
-            }
-            let finite = chunk.vector.withUnsafeBufferPointer(VectorBlob.isFinite)
-            if !finite {
-                throw StoreError(
-                    code: .corruptVector,
-                    message: "chunk \(chunk.ordinal) of \(document.path) has a non-finite value in its vector")
-            }
-        }
+        try NewChunk.validate(chunks, of: document.path, dimension: try manifestDimension())
         return try database.transaction {
             // The cascade removes the old chunks and vectors; the chunks trigger removes their FTS rows.
             try database.withStatement("DELETE FROM documents WHERE root_id = ? AND path = ?") { statement in

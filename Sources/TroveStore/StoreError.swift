@@ -6,6 +6,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
     public enum Code: Sendable, Equatable {
         case missingIndex, cannotOpen
         case sqlite(Int32)
+        /// PostgreSQL refused a statement; its SQLSTATE (e.g. `42501`, insufficient privilege).
+        case postgres(String)
+        /// The PostgreSQL server cannot be reached or refused the connection (exit 69, like a model server).
+        case unavailable
         case corruptVector, schemaTooNew
         /// Another process is writing the index (the advisory writer lock is taken).
         case locked

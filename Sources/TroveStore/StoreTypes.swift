@@ -128,6 +128,25 @@ public struct NewChunk: Sendable, Equatable {
     }
 }
 
+extension NewChunk {
+    /// Throws `.corruptVector` for the first chunk whose vector is not `dimension` (when known) finite floats:
+    /// checked before writing anything, so a bad vector never costs the caller a half-written batch.
+    static func validate(_ chunks: [NewChunk], of path: String, dimension: Int?) throws {
+        for chunk in chunks {
+            if let dimension, chunk.vector.count != dimension {
+                throw StoreError(
+                    code: .corruptVector,
+                    message: "chunk \(chunk.ordinal) of \(path) has a vector of \(chunk.vector.count) floats: "
+                        + "expected \(dimension)")
+            }
+            if !chunk.vector.withUnsafeBufferPointer(VectorBlob.isFinite) {
+                throw StoreError(
+                    code: .corruptVector, message: "chunk \(chunk.ordinal) of \(path) has a non-finite value in its vector")
+            }
+        }
+    }
+}
+
 /// Every vector of the index as one matrix, for search.
 ///
 /// The floats are owned (read from SQLite) or borrowed from a read-only mapping of the flat cache file
@@ -246,5 +265,58 @@ public struct KeywordHit: Sendable, Equatable {
     public init(chunkID: Int64, score: Double) {
         self.chunkID = chunkID
         self.score = score
+    }
+}
+
+/// A chunk to re-embed: its id and the text the embedder saw (heading line and text, without the prefix).
+public struct ChunkForEmbedding: Sendable, Equatable {
+    /// Chunk id.
+    public var id: Int64
+    /// Heading path joined with ` › `, empty for none.
+    public var heading: String
+    /// The chunk's text.
+    public var text: String
+
+    /// A chunk from its parts.
+    public init(id: Int64, heading: String, text: String) {
+        self.id = id
+        self.heading = heading
+        self.text = text
+    }
+}
+
+/// One chunk of the index with everything that defines it, for comparing two indexes' contents.
+public struct ContentRow: Sendable, Equatable, Hashable {
+    /// Root folder path.
+    public var root: String
+    /// Document path relative to the root.
+    public var path: String
+    /// The document's content hash.
+    public var documentHash: String
+    /// The chunk's ordinal, line range, heading, text, content hash; -1 and empty for a document without chunks.
+    public var ordinal: Int
+    public var startLine: Int
+    public var endLine: Int
+    public var heading: String
+    public var text: String
+    public var chunkHash: String
+    /// The vector's bytes, empty when the chunk has none.
+    public var vector: [UInt8]
+
+    /// A row from its parts.
+    public init(
+        root: String, path: String, documentHash: String, ordinal: Int, startLine: Int, endLine: Int, heading: String,
+        text: String, chunkHash: String, vector: [UInt8]
+    ) {
+        self.root = root
+        self.path = path
+        self.documentHash = documentHash
+        self.ordinal = ordinal
+        self.startLine = startLine
+        self.endLine = endLine
+        self.heading = heading
+        self.text = text
+        self.chunkHash = chunkHash
+        self.vector = vector
     }
 }

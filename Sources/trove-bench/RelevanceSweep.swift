@@ -100,7 +100,7 @@ extension RelevanceSuite {
                     lists.append(
                         try set.set.queries.map { query in
                             try set.retriever.store.keywordSearch(
-                                KeywordQuery.meaningfulText(query.text), limit: Self.maxDepth, bm25: bm25
+                                KeywordQuery.meaningfulText(query.text), limit: Self.maxDepth, allowedChunkIDs: nil, bm25: bm25
                             ).map { ScoredRow(id: $0.chunkID, score: Float($0.score)) }
                         })
                 }

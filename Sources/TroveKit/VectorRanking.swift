@@ -1,0 +1,112 @@
+import TroveBLAS
+import TroveSearch
+import TroveStore
+
+/// Where the retriever's vector candidates come from: a snapshot of the matrix ranked by BLAS in this process
+/// (SQLite), or the store's own query with the filter inside it (PostgreSQL + pgvector). Everything else of a
+/// search (keywords, fusion, grouping, the winners' text) is the same code for both.
+protocol VectorRanking: AnyObject {
+    /// Readies the vectors (a snapshot store loads its matrix; a query store has nothing to load).
+    func prepare() throws
+    /// A ranking of the passages against `query` (unit length), restricted to `allowed` chunk ids when given:
+    /// called with a depth k, it returns the best k at or above `minScore`, best first. The restriction is set up
+    /// once, so the retriever can ask again deeper.
+    func ranking(query: [Float], allowed: [Int64]?, minScore: Float, quantized: Bool) throws -> (Int) throws
+        -> [ScoredRow]
+    /// The cosine of each of these chunks with `query`, for candidates that only the keyword ranking found.
+    func similarities(of chunkIDs: [Int64], query: [Float]) throws -> [Int64: Float]
+}
+
+/// The snapshot ranking: the whole matrix in memory (mapped from the flat cache), scored by `VectorSearcher`.
+final class MatrixRanking: VectorRanking {
+    private let store: any VectorSnapshotStore
+    /// The vectors, loaded on first use and kept (a warm `trove serve` ranks many queries with one load).
+    private var matrix: VectorMatrix?
+    /// The int8 copy, built on the first quantized search and kept.
+    private var quantizedSearcher: QuantizedSearcher?
+
+    init(store: any VectorSnapshotStore) { self.store = store }
+
+    func prepare() throws { _ = try loadedMatrix() }
+
+    /// The index's vectors, read from the store once (from its flat cache file when that is current).
+    func loadedMatrix() throws -> VectorMatrix {
+        if let matrix { return matrix }
+        // Scoring calls OpenBLAS: a machine without it gets an error here, not a stopped process.
+        try BLAS.load()
+        let vectors = try store.loadVectorsCached()
+        let loaded: VectorMatrix
+        if let mapping = vectors.mapping {
+            // Scored in place from the page cache: no copy of the matrix.
+            loaded = VectorMatrix(
+                dimension: vectors.dimension, rowIDs: vectors.chunkIDs, borrowing: mapping.values, owner: mapping)
+        } else {
+            loaded = VectorMatrix(dimension: vectors.dimension, rowIDs: vectors.chunkIDs, values: vectors.values)
+        }
+        matrix = loaded
+        return loaded
+    }
+
+    func ranking(query: [Float], allowed: [Int64]?, minScore: Float, quantized: Bool) throws -> (Int) throws
+        -> [ScoredRow]
+    {
+        let matrix = try loadedMatrix()
+        // The filter becomes a row mask before anything is scored, so top-k is taken among the allowed rows.
+        let mask = allowed.map { matrix.mask(allowingIDs: $0) }
+        let searcher = VectorSearcher(matrix: matrix)
+        let quantizedSearcher = quantized ? self.quantized(matrix) : nil
+        return { depth in
+            if let quantizedSearcher {
+                return quantizedSearcher.search(query: query, k: depth, minScore: minScore, allowed: mask)
+            } else if let mask {
+                return searcher.search(query: query, k: depth, minScore: minScore, allowed: mask)
+            }
+            return searcher.search(query: query, k: depth, minScore: minScore)
+        }
+    }
+
+    /// Drops the loaded matrix and its int8 copy, so the next search reads the vectors again.
+    func forget() {
+        matrix = nil
+        quantizedSearcher = nil
+    }
+
+    func similarities(of chunkIDs: [Int64], query: [Float]) throws -> [Int64: Float] {
+        let matrix = try loadedMatrix()
+        var scores: [Int64: Float] = [:]
+        for id in chunkIDs { scores[id] = matrix.score(ofID: id, query: query) }
+        return scores
+    }
+
+    private func quantized(_ matrix: VectorMatrix) -> QuantizedSearcher {
+        if let quantizedSearcher { return quantizedSearcher }
+        let searcher = QuantizedSearcher(matrix: matrix)
+        quantizedSearcher = searcher
+        return searcher
+    }
+}
+
+/// The query ranking: each depth is one query of the store (`ORDER BY embedding <=> $1 LIMIT k` in PostgreSQL,
+/// filter in its `WHERE`). There is no int8 copy; `quantized` ranks exactly.
+final class StoreRanking: VectorRanking {
+    private let store: any VectorQueryStore
+
+    init(store: any VectorQueryStore) { self.store = store }
+
+    func prepare() throws {}
+
+    func ranking(query: [Float], allowed: [Int64]?, minScore: Float, quantized: Bool) throws -> (Int) throws
+        -> [ScoredRow]
+    {
+        let store = store
+        return { depth in
+            try store.nearestChunks(to: query, limit: depth, minScore: minScore, allowedChunkIDs: allowed).map {
+                ScoredRow(id: $0.chunkID, score: $0.score)
+            }
+        }
+    }
+
+    func similarities(of chunkIDs: [Int64], query: [Float]) throws -> [Int64: Float] {
+        try store.similarities(ofChunks: chunkIDs, to: query)
+    }
+}

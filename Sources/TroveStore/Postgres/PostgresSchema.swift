@@ -1,0 +1,123 @@
+/// The PostgreSQL schema of one index, as append-only migrations recorded in its `schema_version` table.
+///
+/// The same tables as the SQLite file, in a schema of their own (`?schema=`, default `trove`), so several indexes
+/// share one database. Choices, and why:
+/// - `GENERATED ALWAYS AS IDENTITY` ids are never reused, like SQLite's AUTOINCREMENT: a stale id is simply absent.
+/// - `vectors.embedding` is pgvector's `vector`; its dimension is fixed (`vector(d)`) when the manifest is first
+///   written, since an HNSW index needs a typed column.
+/// - `chunks.keywords` is a stored generated `tsvector` (heading weighted A, text D) with a GIN index: kept in step
+///   by PostgreSQL itself, no triggers. The `english` configuration stems like FTS5's porter tokenizer.
+/// - `state.data_version` is bumped by every write transaction: a reader's cheap "did anything change".
+/// - The re-embed staging tables always exist (untyped `vector`, so a new model may change the dimension).
+enum PostgresSchema {
+    static let migrations: [String] = [
+        """
+        CREATE TABLE manifest (key text PRIMARY KEY, value text NOT NULL);
+        CREATE TABLE state (key text PRIMARY KEY, value bigint NOT NULL);
+        INSERT INTO state (key, value) VALUES ('data_version', 0);
+
+        CREATE TABLE roots (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            path text UNIQUE NOT NULL,
+            added_at bigint NOT NULL
+        );
+
+        CREATE TABLE documents (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            root_id bigint NOT NULL REFERENCES roots(id) ON DELETE CASCADE,
+            path text NOT NULL,
+            size bigint NOT NULL,
+            mtime_ns bigint NOT NULL,
+            content_hash text NOT NULL,
+            indexed_at bigint NOT NULL,
+            UNIQUE (root_id, path)
+        );
+
+        CREATE TABLE chunks (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            document_id bigint NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            ordinal integer NOT NULL,
+            start_line integer NOT NULL,
+            end_line integer NOT NULL,
+            heading text NOT NULL,
+            text text NOT NULL,
+            content_hash text NOT NULL,
+            keywords tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('english', heading), 'A') || to_tsvector('english', text)) STORED
+        );
+        CREATE INDEX chunks_document_id ON chunks (document_id);
+        CREATE INDEX chunks_content_hash ON chunks (content_hash);
+        CREATE INDEX chunks_keywords ON chunks USING gin (keywords);
+
+        CREATE TABLE vectors (
+            chunk_id bigint PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+            embedding vector NOT NULL
+        );
+
+        CREATE TABLE reembed_vectors (chunk_id bigint PRIMARY KEY, embedding vector NOT NULL);
+        CREATE TABLE reembed_state (key text PRIMARY KEY, value text NOT NULL);
+
+        CREATE TABLE chat_sessions (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            name text UNIQUE NOT NULL,
+            chat_model text NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL
+        );
+        CREATE TABLE chat_messages (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            session_id bigint NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+            role text NOT NULL CHECK (role IN ('user', 'assistant', 'summary')),
+            content text NOT NULL,
+            sources text NOT NULL DEFAULT '[]',
+            interrupted boolean NOT NULL DEFAULT false,
+            created_at bigint NOT NULL
+        );
+        CREATE INDEX chat_messages_session ON chat_messages (session_id, id);
+        """
+    ]
+
+    /// The version this build writes and understands.
+    static var currentVersion: Int { migrations.count }
+
+    /// Whether the index's schema exists (has its version table).
+    static func exists(_ connection: PostgresConnection, schema: String) throws -> Bool {
+        try connection.scalar("SELECT to_regclass($1) IS NOT NULL", ["\(schema).schema_version"]) == "t"
+    }
+
+    /// Creates the schema (and the `vector` extension when allowed) and brings it to `currentVersion`; returns how
+    /// many migrations ran. Two processes opening a new index at once serialise on a transaction-level advisory
+    /// lock, so migration 1 runs once.
+    static func migrate(_ connection: PostgresConnection, schema: String) throws -> Int {
+        try connection.transaction {
+            _ = try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["trove-schema:" + schema])
+            if try connection.scalar("SELECT 1 FROM pg_extension WHERE extname = 'vector'") == nil {
+                do {
+                    try connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                } catch let error as StoreError {
+                    throw StoreError(
+                        code: error.code,
+                        message: "the pgvector extension is not installed in \(connection.shown) and this role "
+                            + "cannot install it — ask the database owner to run: CREATE EXTENSION vector",
+                        sql: error.sql)
+                }
+            }
+            // The name was checked to be plain ([a-z_][a-z0-9_]*), so it is safe to splice as an identifier.
+            try connection.execute(
+                "CREATE SCHEMA IF NOT EXISTS \(schema); "
+                    + "CREATE TABLE IF NOT EXISTS \(schema).schema_version (version integer NOT NULL)")
+            let found = Int(try connection.scalar("SELECT max(version) FROM schema_version") ?? "0") ?? 0
+            if found > currentVersion {
+                throw StoreError(
+                    code: .schemaTooNew,
+                    message: "index \(connection.shown) was written by a newer trove (schema \(found), this one "
+                        + "knows \(currentVersion)) — upgrade trove")
+            }
+            for version in found..<currentVersion {
+                try connection.execute(migrations[version])
+                try connection.query("INSERT INTO schema_version (version) VALUES ($1)", [String(version + 1)])
+            }
+            return currentVersion - found
+        }
+    }
+}

@@ -1,0 +1,206 @@
+/// Search on PostgreSQL: keywords through the `tsvector` column, vectors through pgvector, both with the filter's
+/// chunk ids in the `WHERE` clause so it applies before top-k.
+extension PostgresStore: VectorQueryStore {
+    /// Every document with its root and mtime, for evaluating search filters.
+    public func searchableDocuments() throws -> [SearchableDocument] {
+        let rows = try connection.query(
+            """
+            SELECT documents.id, roots.path, documents.path, documents.mtime_ns
+            FROM documents JOIN roots ON roots.id = documents.root_id ORDER BY documents.id
+            """)
+        return (0..<rows.count).map {
+            SearchableDocument(
+                id: rows.int64($0, 0), rootPath: rows.string($0, 1), path: rows.string($0, 2),
+                modifiedNanoseconds: rows.int64($0, 3))
+        }
+    }
+
+    /// The ids of every chunk of these documents, ascending.
+    public func chunkIDs(inDocuments documentIDs: [Int64]) throws -> [Int64] {
+        guard !documentIDs.isEmpty else { return [] }
+        let rows = try connection.query(
+            "SELECT id FROM chunks WHERE document_id = ANY($1::bigint[]) ORDER BY id", [PostgresArray.ids(documentIDs)])
+        return (0..<rows.count).map { rows.int64($0, 0) }
+    }
+
+    /// The document id of each of these chunks; unknown chunk ids are absent.
+    public func documentIDs(ofChunks chunkIDs: [Int64]) throws -> [Int64: Int64] {
+        guard !chunkIDs.isEmpty else { return [:] }
+        let rows = try connection.query(
+            "SELECT id, document_id FROM chunks WHERE id = ANY($1::bigint[])", [PostgresArray.ids(chunkIDs)])
+        var documents: [Int64: Int64] = [:]
+        for row in 0..<rows.count { documents[rows.int64(row, 0)] = rows.int64(row, 1) }
+        return documents
+    }
+
+    /// The chunks with these ids, with their document path and root.
+    public func chunks(ids: [Int64]) throws -> [Int64: StoredChunk] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try connection.query(
+            """
+            SELECT chunks.id, roots.path, documents.path, chunks.start_line, chunks.end_line, chunks.heading, chunks.text
+            FROM chunks JOIN documents ON documents.id = chunks.document_id JOIN roots ON roots.id = documents.root_id
+            WHERE chunks.id = ANY($1::bigint[])
+            """, [PostgresArray.ids(ids)])
+        var chunks: [Int64: StoredChunk] = [:]
+        for row in 0..<rows.count {
+            let chunk = StoredChunk(
+                id: rows.int64(row, 0), rootPath: rows.string(row, 1), path: rows.string(row, 2),
+                startLine: rows.int(row, 3), endLine: rows.int(row, 4), heading: rows.string(row, 5),
+                text: rows.string(row, 6))
+            chunks[chunk.id] = chunk
+        }
+        return chunks
+    }
+
+    /// Whether the index holds any vector.
+    public func hasVectors() throws -> Bool {
+        try connection.scalar("SELECT EXISTS (SELECT 1 FROM vectors)") == "t"
+    }
+
+    // MARK: Keywords
+
+    /// The most words of a query that become terms; the rest are ignored (a pasted page is not a query).
+    static let maxQueryWords = 64
+
+    /// The `limit` chunks that best match `query` by `ts_rank_cd` (cover density, heading terms weighted A),
+    /// best first, ties by id. Each word becomes its own `plainto_tsquery`, OR-ed for recall as on SQLite, so any
+    /// text is safe (no tsquery syntax reaches the parser). `bm25` does not apply: PostgreSQL ranks by its own
+    /// function; CJK words are not split (the `english` configuration keeps a run of CJK characters whole).
+    public func keywordSearch(_ query: String, limit: Int, allowedChunkIDs: [Int64]?, bm25: BM25) throws
+        -> [KeywordHit]
+    {
+        guard limit > 0, allowedChunkIDs.map({ !$0.isEmpty }) ?? true else { return [] }
+        let words = query.unicodeScalars.split(whereSeparator: { $0.properties.isWhitespace || $0 == "\u{0}" })
+            .map { String(String.UnicodeScalarView($0)) }
+            .filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
+            .prefix(Self.maxQueryWords)
+        guard !words.isEmpty else { return [] }
+        // $1 limit, $2 allowed ids, $3… one word each.
+        let terms = words.indices.map { "plainto_tsquery('english', $\($0 + 3))" }.joined(separator: " || ")
+        let restriction = allowedChunkIDs == nil ? "" : " AND chunks.id = ANY($2::bigint[])"
+        let rows = try connection.query(
+            """
+            SELECT chunks.id, ts_rank_cd(chunks.keywords, query) AS score
+            FROM chunks, (SELECT \(terms) AS query) AS q
+            WHERE chunks.keywords @@ query\(restriction)
+            ORDER BY score DESC, chunks.id LIMIT $1
+            """, [String(limit), allowedChunkIDs.map(PostgresArray.ids)] + words.map { $0 })
+        return (0..<rows.count).map { KeywordHit(chunkID: rows.int64($0, 0), score: rows.double($0, 1)) }
+    }
+
+    // MARK: Vectors
+
+    /// The `limit` chunks nearest to `query` by cosine, best first (ties by id), at or above `minScore`, only
+    /// among `allowedChunkIDs` when given (in the `WHERE` clause, before top-k).
+    ///
+    /// Exact (`ORDER BY embedding <=> $1 LIMIT k`, a scan) unless the HNSW index exists and the filter keeps at
+    /// least half the rows. pgvector 0.6 filters an HNSW scan after the index has produced its `ef_search`
+    /// candidates, so `ef_search` is raised to cover `limit` over the filter's share, and when the index still
+    /// returns fewer than `limit` rows while more exist, the query is answered exactly: a filter never empties or
+    /// shortens an ANN result.
+    public func nearestChunks(to query: [Float], limit: Int, minScore: Float, allowedChunkIDs: [Int64]?) throws
+        -> [VectorHit]
+    {
+        guard limit > 0, allowedChunkIDs.map({ !$0.isEmpty }) ?? true else { return [] }
+        let vector = PostgresVector.text(query)
+        var hits: [VectorHit]
+        if let searchSize = try approximateSearchSize(limit: limit, allowed: allowedChunkIDs?.count) {
+            hits = try nearest(vector, limit: limit, allowed: allowedChunkIDs, efSearch: searchSize)
+            let available = try allowedChunkIDs?.count ?? vectorCount()
+            if hits.count < min(limit, available) {
+                hits = try nearest(vector, limit: limit, allowed: allowedChunkIDs, efSearch: nil)
+            }
+        } else {
+            hits = try nearest(vector, limit: limit, allowed: allowedChunkIDs, efSearch: nil)
+        }
+        // The ORDER BY must be the distance alone for pgvector to use its index: ties are ordered here.
+        hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.chunkID < $1.chunkID }
+        return hits.filter { $0.score >= minScore }
+    }
+
+    /// The cosine similarity of each of these chunks with `query`.
+    public func similarities(ofChunks chunkIDs: [Int64], to query: [Float]) throws -> [Int64: Float] {
+        guard !chunkIDs.isEmpty else { return [:] }
+        let rows = try connection.query(
+            "SELECT chunk_id, 1 - (embedding <=> $1::vector) FROM vectors WHERE chunk_id = ANY($2::bigint[])",
+            [PostgresVector.text(query), PostgresArray.ids(chunkIDs)])
+        var scores: [Int64: Float] = [:]
+        for row in 0..<rows.count { scores[rows.int64(row, 0)] = Float(rows.double(row, 1)) }
+        return scores
+    }
+
+    /// One nearest-neighbour query: through the HNSW index with `efSearch` candidates, or exact (index scans off,
+    /// so the planner scans) when nil.
+    private func nearest(_ vector: String, limit: Int, allowed: [Int64]?, efSearch: Int?) throws -> [VectorHit] {
+        try connection.transaction {
+            // SET LOCAL lasts until this transaction ends; the values are our own integers.
+            if let efSearch {
+                try connection.execute("SET LOCAL hnsw.ef_search = \(efSearch)")
+            } else {
+                try connection.execute("SET LOCAL enable_indexscan = off")
+            }
+            let restriction = allowed == nil ? "" : "WHERE chunk_id = ANY($3::bigint[]) "
+            let rows = try connection.query(
+                "SELECT chunk_id, 1 - (embedding <=> $1::vector) FROM vectors \(restriction)"
+                    + "ORDER BY embedding <=> $1::vector LIMIT $2",
+                [vector, String(limit)] + (allowed.map { [PostgresArray.ids($0)] } ?? []))
+            return (0..<rows.count).map { VectorHit(chunkID: rows.int64($0, 0), score: Float(rows.double($0, 1))) }
+        }
+    }
+
+    /// `ef_search` for an HNSW query of `limit` rows, or nil when the query should be exact: no HNSW index, a
+    /// filter keeping under half the rows, or more candidates than pgvector's maximum `ef_search` (1000).
+    private func approximateSearchSize(limit: Int, allowed: Int?) throws -> Int? {
+        guard try hasHNSW() else { return nil }
+        var share = 1.0
+        if let allowed {
+            let total = try vectorCount()
+            guard total > 0 else { return nil }
+            share = Double(allowed) / Double(total)
+            if share < 0.5 { return nil }
+        }
+        // pgvector's default ef_search is 40; a deeper list needs at least `limit` candidates, more under a filter.
+        let wanted = Int((Double(max(limit, 40)) / share).rounded(.up))
+        return wanted <= 1000 ? wanted : nil
+    }
+
+    /// The number of vectors: the planner's estimate when it has one (no scan), else counted.
+    func vectorCount() throws -> Int {
+        let estimate = Int(Double(try connection.scalar("SELECT reltuples FROM pg_class WHERE oid = 'vectors'::regclass") ?? "-1") ?? -1)
+        if estimate > 0 { return estimate }
+        return Int(try connection.scalar("SELECT count(*) FROM vectors") ?? "0") ?? 0
+    }
+
+    // MARK: HNSW
+
+    /// Vectors from which `hnsw=auto` builds the HNSW index. Below it an exact scan is fast enough and exact.
+    public static let hnswThreshold = 100_000
+
+    /// Whether the HNSW index exists.
+    public func hasHNSW() throws -> Bool {
+        try connection.scalar("SELECT to_regclass('vectors_hnsw') IS NOT NULL") == "t"
+    }
+
+    /// Builds the HNSW index when the policy says so (`on`, or `auto` at `hnswThreshold` vectors), drops it for
+    /// `off`. Needs the typed column (`vector(d)`, d ≤ 2000 for pgvector's HNSW).
+    public func updateHNSW() throws {
+        let wanted: Bool
+        switch url.hnsw {
+        case .off: wanted = false
+        case .on: wanted = try hasVectors()
+        case .auto: wanted = try vectorCount() >= Self.hnswThreshold
+        }
+        if wanted, try !hasHNSW() {
+            // Cosine distance, as the queries use; pgvector's defaults m 16, ef_construction 64.
+            try connection.execute("CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)")
+        } else if !wanted {
+            try dropHNSW()
+        }
+    }
+
+    /// Drops the HNSW index if it exists (before a re-embed swaps every vector, or the column's type changes).
+    func dropHNSW() throws {
+        try connection.execute("DROP INDEX IF EXISTS vectors_hnsw")
+    }
+}
