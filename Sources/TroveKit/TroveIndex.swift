@@ -72,7 +72,7 @@ public actor TroveIndex {
         // The embedding is a round trip to the model server (or seconds of BLAS): load the vectors meanwhile.
         let text = retriever.manifest.queryPrefix + request.query
         async let raw = embedder.embed([text])
-        let loaded = Result { try retriever.loadedMatrix() }
+        let loaded = Result { try retriever.prepareVectors() }
         let vector = try retriever.checkedQuery(try await raw.first, model: embedder.model)
         _ = try loaded.get()
         // A cancelled search (an MCP client gave up on it) stops before ranking.
@@ -83,7 +83,7 @@ public actor TroveIndex {
     /// Loads the vectors, and the built-in model when the index uses it, so the first search does not pay for them
     /// (`trove serve`, `trove mcp`). An Ollama model is not touched: it loads on the server's side.
     public func warmUp() async throws {
-        _ = try currentRetriever().loadedMatrix()
+        try currentRetriever().prepareVectors()
         if let embedder, embedder.kind == "builtin" { _ = try await embedder.inspect() }
     }
 

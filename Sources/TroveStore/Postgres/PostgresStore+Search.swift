@@ -76,8 +76,10 @@ extension PostgresStore: VectorQueryStore {
             .filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
             .prefix(Self.maxQueryWords)
         guard !words.isEmpty else { return [] }
-        // $1 limit, $2 allowed ids, $3… one word each.
-        let terms = words.indices.map { "plainto_tsquery('english', $\($0 + 3))" }.joined(separator: " || ")
+        // $1 limit, $2 the allowed ids when given, then one parameter per word (every one is referenced, as
+        // PostgreSQL must infer each parameter's type).
+        let first = allowedChunkIDs == nil ? 2 : 3
+        let terms = words.indices.map { "plainto_tsquery('english', $\($0 + first))" }.joined(separator: " || ")
         let restriction = allowedChunkIDs == nil ? "" : " AND chunks.id = ANY($2::bigint[])"
         let rows = try connection.query(
             """
@@ -85,7 +87,7 @@ extension PostgresStore: VectorQueryStore {
             FROM chunks, (SELECT \(terms) AS query) AS q
             WHERE chunks.keywords @@ query\(restriction)
             ORDER BY score DESC, chunks.id LIMIT $1
-            """, [String(limit), allowedChunkIDs.map(PostgresArray.ids)] + words.map { $0 })
+            """, [String(limit)] + (allowedChunkIDs.map { [PostgresArray.ids($0)] } ?? []) + words.map { $0 })
         return (0..<rows.count).map { KeywordHit(chunkID: rows.int64($0, 0), score: rows.double($0, 1)) }
     }
 
