@@ -20,7 +20,7 @@ Scripts/install-model.sh >&2 || echo "note: the built-in model could not be inst
 
 # The peers tests start as real servers or clients (../shared/tools/NAME/setup.sh makes each one's .venv): add a
 # tool here when a test starts using it.
-tools=(mcp-client llamacpp)  # the official MCP Python SDK (Tests/TroveMCPTests/SDKClientTests.swift); llama.cpp's own server (Tests/OpenAICompatibleTests/LlamaCppTests.swift)
+tools=(mcp-client llamacpp postgres)  # the official MCP Python SDK (Tests/TroveMCPTests/SDKClientTests.swift); llama.cpp's own server (Tests/OpenAICompatibleTests/LlamaCppTests.swift); PostgreSQL + pgvector (TroveTestSupport/PostgresServer.swift)
 shared=../shared/tools
 for tool in "${tools[@]}"; do
     if [ -f "$shared/$tool/setup.sh" ]; then

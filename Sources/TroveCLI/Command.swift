@@ -58,7 +58,8 @@ extension Arguments {
 /// Options shared by every command that opens an index or talks to Ollama.
 struct CommonOptions {
     static let index = Option(
-        "--index", value: "PATH", .file, help: "index file",
+        "--index", value: "PATH", .file,
+        help: "index file, or a PostgreSQL + pgvector index: postgresql://USER@HOST/DB?schema=NAME (README)",
         default: "$TROVE_INDEX, else $XDG_DATA_HOME/trove/index.sqlite")
     static let ollama = Option(
         "--ollama", value: "URL", help: "Ollama server", default: "$OLLAMA_HOST, else http://127.0.0.1:11434")

@@ -15,8 +15,15 @@ public enum WarmSearch {
     /// The protocol both ends speak; a client refuses any other (the server answers, the client searches alone).
     public static let protocolVersion = 2
 
-    /// The socket for the index at `indexPath`.
-    public static func socketPath(forIndex indexPath: String) -> String { indexPath + ".sock" }
+    /// The socket for the index at `indexPath`: beside a SQLite file; for a PostgreSQL URL, which has no folder of
+    /// its own, `/tmp/trove-UID-HASH.sock` (HASH of the URL without its password: one server per user and index,
+    /// and the owner check below refuses another user's socket of that name).
+    public static func socketPath(forIndex indexPath: String) -> String {
+        guard StoreLocation.isPostgres(indexPath) else { return indexPath + ".sock" }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in StoreLocation.display(indexPath).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return "/tmp/trove-\(getuid())-\(String(hash, radix: 16)).sock"
+    }
 
     /// Sizes and timeouts of the protocol.
     public struct Limits: Sendable {

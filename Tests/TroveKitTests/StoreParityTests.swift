@@ -84,7 +84,8 @@ struct StoreParityTests {
             #expect(try await !index.search(SearchRequest(query: "rotate the deploy key", limit: 5)).isEmpty)
         }
         #expect(contents[0] == contents[1])
-        #expect(hits[0].map(\.relativePath) == hits[1].map(\.relativePath))
+        // BLAS and pgvector round differently, so passages within 1e-6 of each other may swap places.
+        #expect(Set(hits[0].map(\.relativePath)) == Set(hits[1].map(\.relativePath)))
         for (a, b) in zip(hits[0], hits[1]) { #expect(abs(a.score - b.score) < 1e-5) }
     }
 

@@ -45,7 +45,7 @@ struct PostgresURLTests {
         #expect(error?.code == .unavailable)
         let message = error?.message ?? ""
         #expect(message.hasPrefix("could not connect to postgresql://u@127.0.0.1:\(port.port)/db: "))
-        #expect(message.hasSuffix("; is the server running, and does the URL name it?"))
+        #expect(message.contains("Connection refused") && message.contains("Is the server running"))
         #expect(!message.contains("secret") && !message.contains("\n"))
     }
 }

@@ -35,9 +35,9 @@ final class PostgresConnection {
             PQfinish(connection)
             let hint =
                 reason.contains("password") || reason.contains("authentication")
-                ? "check the user and password (in the URL, PGPASSWORD, ~/.pgpass or a service file)"
-                : "is the server running, and does the URL name it?"
-            throw StoreError(code: .unavailable, message: "could not connect to \(shown): \(reason); \(hint)")
+                ? "; check the user and password (in the URL, PGPASSWORD, ~/.pgpass or a service file)"
+                : reason.contains("Is the server running") ? "" : "; is the server running, and does the URL name it?"
+            throw StoreError(code: .unavailable, message: "could not connect to \(shown): \(reason)\(hint)")
         }
         handle = connection
         // NOTICEs (e.g. "text-search query contains only stop words") would go to stderr by default.

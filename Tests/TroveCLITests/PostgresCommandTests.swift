@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TroveTestSupport
+
+@testable import TroveStore
+
+/// The CLI against a PostgreSQL index: the same commands and output, only the location differs.
+@Suite(
+    "trove with a postgresql:// index", .serialized,
+    .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
+struct PostgresCommandTests {
+    @Test("index, search, status, forget and vacuum work with a URL; status never shows the password")
+    func commands() async throws {
+        let server = try FakeOllamaServer()
+        let fresh = try await PostgresServer.freshURL()
+        // Trust authentication ignores the password: it is there to be hidden.
+        let url = fresh.replacingOccurrences(of: "postgres@", with: "postgres:hunter2@")
+        let indexed = await trove(["index", corpora], index: url, server: server)
+        #expect(indexed.status == 0, "\(indexed.error)")
+        #expect(indexed.output.hasPrefix("38 new, 0 changed, 0 unchanged, 0 removed, 0 skipped; "))
+        let search = await trove(["search", "--json", "-n", "1", "stripe secret key rotate"], index: url, server: server)
+        #expect(search.status == 0, "\(search.error)")
+        #expect(search.output.contains("engineering/deploy.md"))
+        let status = await trove(["status"], index: url, server: server)
+        #expect(status.status == 0)
+        #expect(status.output.hasPrefix("index      " + fresh + " ("))
+        #expect(!status.output.contains("hunter2") && !status.error.contains("hunter2"))
+        let forget = await trove(["forget", corpora], index: url, server: server)
+        #expect(forget.status == 0, "\(forget.error)")
+        #expect(await trove(["vacuum"], index: url, server: server).status == 0)
+        #expect(try StoreLocation.open(url, createIfMissing: false).statistics().documents == 0)
+    }
+
+    @Test("an unreachable server exits 69 with one line that names it without the password")
+    func unreachable() async throws {
+        let port = try ClosedPort()
+        let run = await trove(["search", "x"], index: "postgresql://u:hunter2@127.0.0.1:\(port.port)/db")
+        #expect(run.status == 69)
+        #expect(run.error.hasPrefix("Error: could not connect to postgresql://u@127.0.0.1:\(port.port)/db: "))
+        #expect(!run.error.contains("hunter2"))
+        #expect(run.error.split(separator: "\n").count == 1)
+    }
+
+    @Test("kill -9 of an indexer at random moments leaves the index consistent, and a rerun completes it")
+    func killNine() async throws {
+        let server = try FakeOllamaServer()
+        server.fault = .delay(milliseconds: 10)
+        let folder = try TemporaryDirectory()
+        let notes = try writeNotes(40, in: folder)
+        let host = ["OLLAMA_HOST": server.baseURL.absoluteString]
+        let reference = try await PostgresServer.freshURL()
+        let started = Date()
+        let full = try await runBinary(
+            ["index", "--batch", "4", notes], environment: host.merging(["TROVE_INDEX": reference]) { $1 })
+        try #require(full.status == 0, "\(full.error)")
+        let duration = Date().timeIntervalSince(started)
+        let expected = try StoreLocation.open(reference, createIfMissing: false).contentRows()
+
+        let seed = UInt64(Date().timeIntervalSince1970 * 1000) % 100_000
+        var generator = SplitMix64(seed: seed)
+        var partial = 0
+        for trial in 0..<5 {
+            let index = try await PostgresServer.freshURL()
+            let environment = host.merging(["TROVE_INDEX": index]) { $1 }
+            let child = try Child(
+                ["index", "--batch", "4", notes], environment: environment, logs: folder.path + "/trial\(trial)")
+            let delay = Double(generator.next() % 1000) / 1000 * duration * 1.1
+            try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            child.signal(SIGKILL)
+            let killed = await child.wait()
+            let context = "seed \(seed), trial \(trial), killed after \(delay) s (status \(killed.status))"
+            if let store = try? StoreLocation.open(index, createIfMissing: false) {
+                #expect(try store.integrityCheck() == "ok", "\(context)")
+                #expect(try store.halfWrittenDocuments().isEmpty, "\(context)")
+                let documents = try store.statistics().documents
+                if documents > 0 && documents < 40 { partial += 1 }
+            }
+            // The killed session's advisory locks went with it: the rerun is not refused.
+            let rerun = try await runBinary(["index", "--batch", "4", notes], environment: environment)
+            #expect(rerun.status == 0, "\(context): \(rerun.error)")
+            #expect(try StoreLocation.open(index, createIfMissing: false).contentRows() == expected, "\(context)")
+        }
+        #expect(partial >= 1, "seed \(seed): none of 5 kills left a partly built index")
+    }
+}
