@@ -139,6 +139,10 @@ struct PostgresStoreTests {
             let few = Array(ids.shuffled(using: &random).prefix(5))
             let filtered = try store.nearestChunks(to: query, limit: 10, minScore: -1, allowedChunkIDs: few)
             #expect(Set(filtered.map(\.chunkID)) == Set(few))
+            // Half the rows: through HNSW with ef_search raised to 400, still a full answer from the allowed rows.
+            let half = Set(ids.shuffled(using: &random).prefix(750))
+            let wide = try store.nearestChunks(to: query, limit: 10, minScore: -1, allowedChunkIDs: half.sorted())
+            #expect(wide.count == 10 && wide.allSatisfy { half.contains($0.chunkID) })
         }
         #expect(recall >= 90, "recall@10 over 10 queries: \(recall)/100")
     }

@@ -6,7 +6,10 @@
 /// - `vectors.embedding` is pgvector's `vector`; its dimension is fixed (`vector(d)`) when the manifest is first
 ///   written, since an HNSW index needs a typed column.
 /// - `chunks.keywords` is a stored generated `tsvector` (heading weighted A, text D) with a GIN index: kept in step
-///   by PostgreSQL itself, no triggers. The `english` configuration stems like FTS5's porter tokenizer.
+///   by PostgreSQL itself. The `english` configuration stems like FTS5's porter tokenizer. `keyword_length` (its
+///   token count) and the one-row `keyword_stats` (passages and tokens, kept by triggers) are BM25's passage length,
+///   N and average length without a scan: keyword ranking is BM25 in SQL, measured at a mean nDCG@10 of 0.4684 on
+///   the four public sets against 0.2111 for `ts_rank_cd` (/work/notes/pg-findings.md, the pgbench branch).
 /// - `state.data_version` is bumped by every write transaction: a reader's cheap "did anything change".
 /// - The re-embed staging tables always exist (untyped `vector`, so a new model may change the dimension).
 enum PostgresSchema {
@@ -33,6 +36,16 @@ enum PostgresSchema {
             UNIQUE (root_id, path)
         );
 
+        -- BM25's passage length: the tokens of a tsvector.
+        CREATE FUNCTION tsvector_tokens(tsvector) RETURNS integer LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT coalesce(sum(array_length(positions, 1)), 0)::integer FROM unnest($1) $$;
+        -- The OR of a text's lexemes, each quoted, so no input is a tsquery syntax error; '' when it has none.
+        CREATE FUNCTION or_query(q text) RETURNS tsquery LANGUAGE sql IMMUTABLE STRICT AS $$
+            SELECT coalesce(
+                string_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery,
+                ''::tsquery)
+            FROM unnest(to_tsvector('english', q)) $$;
+
         CREATE TABLE chunks (
             id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
             document_id bigint NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
@@ -43,11 +56,30 @@ enum PostgresSchema {
             text text NOT NULL,
             content_hash text NOT NULL,
             keywords tsvector GENERATED ALWAYS AS (
-                setweight(to_tsvector('english', heading), 'A') || to_tsvector('english', text)) STORED
+                setweight(to_tsvector('english', heading), 'A') || to_tsvector('english', text)) STORED,
+            -- A generated column cannot read another: the same expression again.
+            keyword_length integer GENERATED ALWAYS AS (tsvector_tokens(
+                setweight(to_tsvector('english', heading), 'A') || to_tsvector('english', text))) STORED
         );
         CREATE INDEX chunks_document_id ON chunks (document_id);
         CREATE INDEX chunks_content_hash ON chunks (content_hash);
         CREATE INDEX chunks_keywords ON chunks USING gin (keywords);
+
+        -- One row: a writer holds it from its first chunk to its commit, so write transactions take turns here
+        -- (embedding, outside them, still overlaps).
+        CREATE TABLE keyword_stats (passages bigint NOT NULL, tokens bigint NOT NULL);
+        INSERT INTO keyword_stats VALUES (0, 0);
+        CREATE FUNCTION keyword_stats_count() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE keyword_stats SET passages = passages + 1, tokens = tokens + NEW.keyword_length;
+            ELSE
+                UPDATE keyword_stats SET passages = passages - 1, tokens = tokens - OLD.keyword_length;
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER chunks_keyword_stats AFTER INSERT OR DELETE ON chunks
+            FOR EACH ROW EXECUTE FUNCTION keyword_stats_count();
 
         CREATE TABLE vectors (
             chunk_id bigint PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
