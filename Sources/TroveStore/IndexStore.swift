@@ -61,12 +61,6 @@ public final class IndexStore {
 
     // MARK: Manifest
 
-    private static let manifestKeys = (
-        embedder: "embedder", model: "model", modelDigest: "model_digest", dimension: "dimension",
-        chunkerVersion: "chunker_version", chunkerParameters: "chunker_parameters", queryPrefix: "query_prefix",
-        documentPrefix: "document_prefix", probeVector: "probe_vector"
-    )
-
     /// The fingerprint, or nil for a new index.
     public func manifest() throws -> IndexManifest? {
         let values = try database.withStatement("SELECT key, value FROM manifest") { statement in
@@ -74,47 +68,14 @@ public final class IndexStore {
             while try statement.step() { values[statement.string(0)] = statement.string(1) }
             return values
         }
-        if values.isEmpty { return nil }
-        let keys = Self.manifestKeys
-        func text(_ key: String) throws -> String {
-            guard let value = values[key] else {
-                throw StoreError.damaged(path: path, reason: "its manifest has no \(key)", code: SQLITE_CORRUPT)
-            }
-            return value
+        return try ManifestText.decode(values) { reason in
+            StoreError.damaged(path: path, reason: reason, code: SQLITE_CORRUPT)
         }
-        func number(_ key: String) throws -> Int {
-            let value = try text(key)
-            guard let number = Int(value) else {
-                throw StoreError.damaged(
-                    path: path, reason: "its manifest's \(key) is \"\(value)\", not a number", code: SQLITE_CORRUPT)
-            }
-            return number
-        }
-        return IndexManifest(
-            embedder: try text(keys.embedder), model: try text(keys.model), modelDigest: values[keys.modelDigest],
-            dimension: try number(keys.dimension), chunkerVersion: try number(keys.chunkerVersion),
-            chunkerParameters: try text(keys.chunkerParameters), queryPrefix: try text(keys.queryPrefix),
-            documentPrefix: try text(keys.documentPrefix),
-            probeVector: try values[keys.probeVector].map { text in
-                guard let vector = ProbeVectorText.decode(text) else {
-                    throw StoreError.damaged(
-                        path: path, reason: "its manifest's probe_vector is not base64 float32s", code: SQLITE_CORRUPT)
-                }
-                return vector
-            })
     }
 
     /// Replaces every manifest key with those of `manifest` (atomically).
     public func writeManifest(_ manifest: IndexManifest) throws {
-        let keys = Self.manifestKeys
-        var pairs: [(String, String)] = [
-            (keys.embedder, manifest.embedder), (keys.model, manifest.model),
-            (keys.dimension, String(manifest.dimension)), (keys.chunkerVersion, String(manifest.chunkerVersion)),
-            (keys.chunkerParameters, manifest.chunkerParameters), (keys.queryPrefix, manifest.queryPrefix),
-            (keys.documentPrefix, manifest.documentPrefix),
-        ]
-        if let digest = manifest.modelDigest { pairs.append((keys.modelDigest, digest)) }
-        if let probe = manifest.probeVector { pairs.append((keys.probeVector, ProbeVectorText.encode(probe))) }
+        let pairs = ManifestText.encode(manifest)
         try database.transaction {
             // The generation is not part of the fingerprint: it counts vector swaps, and survives a rewrite.
             try database.execute("DELETE FROM manifest WHERE key != 'generation'")

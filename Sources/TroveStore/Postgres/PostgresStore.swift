@@ -58,47 +58,18 @@ public final class PostgresStore {
 
     // MARK: Manifest
 
-    private static let keys = (
-        embedder: "embedder", model: "model", modelDigest: "model_digest", dimension: "dimension",
-        chunkerVersion: "chunker_version", chunkerParameters: "chunker_parameters", queryPrefix: "query_prefix",
-        documentPrefix: "document_prefix"
-    )
-
     /// The fingerprint, or nil for a new index.
     public func manifest() throws -> IndexManifest? {
         let rows = try connection.query("SELECT key, value FROM manifest")
         var values: [String: String] = [:]
         for row in 0..<rows.count { values[rows.string(row, 0)] = rows.string(row, 1) }
-        values["generation"] = nil
-        if values.isEmpty { return nil }
-        let keys = Self.keys
-        func text(_ key: String) throws -> String {
-            guard let value = values[key] else { throw damaged("its manifest has no \(key)") }
-            return value
-        }
-        func number(_ key: String) throws -> Int {
-            let value = try text(key)
-            guard let number = Int(value) else { throw damaged("its manifest's \(key) is \"\(value)\", not a number") }
-            return number
-        }
-        return IndexManifest(
-            embedder: try text(keys.embedder), model: try text(keys.model), modelDigest: values[keys.modelDigest],
-            dimension: try number(keys.dimension), chunkerVersion: try number(keys.chunkerVersion),
-            chunkerParameters: try text(keys.chunkerParameters), queryPrefix: try text(keys.queryPrefix),
-            documentPrefix: try text(keys.documentPrefix))
+        return try ManifestText.decode(values, damaged: damaged)
     }
 
     /// Replaces every manifest key (the generation survives) and types the vector column `vector(d)` while it is
     /// empty. The table lock keeps two new indexers from interleaving their rewrites.
     public func writeManifest(_ manifest: IndexManifest) throws {
-        let keys = Self.keys
-        var pairs: [(String, String)] = [
-            (keys.embedder, manifest.embedder), (keys.model, manifest.model),
-            (keys.dimension, String(manifest.dimension)), (keys.chunkerVersion, String(manifest.chunkerVersion)),
-            (keys.chunkerParameters, manifest.chunkerParameters), (keys.queryPrefix, manifest.queryPrefix),
-            (keys.documentPrefix, manifest.documentPrefix),
-        ]
-        if let digest = manifest.modelDigest { pairs.append((keys.modelDigest, digest)) }
+        let pairs = ManifestText.encode(manifest)
         try inTransaction {
             try connection.execute("LOCK TABLE manifest IN SHARE ROW EXCLUSIVE MODE")
             try connection.query("DELETE FROM manifest WHERE key != 'generation'")

@@ -1,0 +1,49 @@
+/// The manifest as rows of a TEXT key/value table, the same in every store. The `generation` key is not part of
+/// the fingerprint (it counts vector swaps) and is never read or written here.
+enum ManifestText {
+    private static let keys = (
+        embedder: "embedder", model: "model", modelDigest: "model_digest", dimension: "dimension",
+        chunkerVersion: "chunker_version", chunkerParameters: "chunker_parameters", queryPrefix: "query_prefix",
+        documentPrefix: "document_prefix", probeVector: "probe_vector"
+    )
+
+    /// The manifest the rows hold, nil for none; `damaged` makes the store's error for a row that does not check out.
+    static func decode(_ values: [String: String], damaged: (String) -> StoreError) throws -> IndexManifest? {
+        var values = values
+        values["generation"] = nil
+        if values.isEmpty { return nil }
+        func text(_ key: String) throws -> String {
+            guard let value = values[key] else { throw damaged("its manifest has no \(key)") }
+            return value
+        }
+        func number(_ key: String) throws -> Int {
+            let value = try text(key)
+            guard let number = Int(value) else { throw damaged("its manifest's \(key) is \"\(value)\", not a number") }
+            return number
+        }
+        return IndexManifest(
+            embedder: try text(keys.embedder), model: try text(keys.model), modelDigest: values[keys.modelDigest],
+            dimension: try number(keys.dimension), chunkerVersion: try number(keys.chunkerVersion),
+            chunkerParameters: try text(keys.chunkerParameters), queryPrefix: try text(keys.queryPrefix),
+            documentPrefix: try text(keys.documentPrefix),
+            probeVector: try values[keys.probeVector].map { text in
+                guard let vector = ProbeVectorText.decode(text) else {
+                    throw damaged("its manifest's probe_vector is not base64 float32s")
+                }
+                return vector
+            })
+    }
+
+    /// The rows that hold `manifest`.
+    static func encode(_ manifest: IndexManifest) -> [(key: String, value: String)] {
+        var pairs: [(key: String, value: String)] = [
+            (keys.embedder, manifest.embedder), (keys.model, manifest.model),
+            (keys.dimension, String(manifest.dimension)), (keys.chunkerVersion, String(manifest.chunkerVersion)),
+            (keys.chunkerParameters, manifest.chunkerParameters), (keys.queryPrefix, manifest.queryPrefix),
+            (keys.documentPrefix, manifest.documentPrefix),
+        ]
+        if let digest = manifest.modelDigest { pairs.append((keys.modelDigest, digest)) }
+        if let probe = manifest.probeVector { pairs.append((keys.probeVector, ProbeVectorText.encode(probe))) }
+        return pairs
+    }
+}
