@@ -161,7 +161,7 @@ def main():
     p.add_argument("--bench", required=True, help="the trove-bench binary (its `passages` subcommand)")
     p.add_argument("--suite", default="../shared/datasets")
     p.add_argument("--sets", default="cacm,cisi,cranfield,npl")
-    p.add_argument("--only", type=lambda s: s.split(","), help="keyword variants whose label contains one of these (comma-separated)")
+    p.add_argument("--only", type=lambda s: s.split("|"), help="keyword variants whose label contains one of these (separated by |)")
     p.add_argument("--latency-copies", type=int, default=5)
     p.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[100_000, 1_000_000])
     p.add_argument("--second-build-max", type=int, default=100_000,
