@@ -12,7 +12,7 @@
 #   relevance, ~5 for latency, ~60 for vector at 1M on 2 loaded cores)
 # Environment: SIZES (default 100000,1000000), PGBENCH_PORT (55440), PGBENCH_DATA (/tmp/trove-pgbench, removed
 # at the end), PGBENCH_VENV (~/.cache/trove/bench-postgres-venv: psycopg + numpy, tooling only, never a Trove
-# dependency). 1M vectors need ~4 GB disk and ~3 GB of memory for the HNSW build; on 2 loaded cores the 1M build
+# dependency), TROVE_BENCH (a trove-bench binary to use instead of building one). 1M vectors need ~4 GB disk and ~3 GB of memory for the HNSW build; on 2 loaded cores the 1M build
 # takes tens of minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +29,8 @@ pg=$shared/tools/postgres
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -c "import psycopg, numpy" 2>/dev/null ||
   "$venv/bin/pip" install --disable-pip-version-check -q "psycopg[binary]==3.3.9" "numpy==2.4.6"
-swift build -c release --product trove-bench >&2
-bench=$PWD/.build/release/trove-bench
+bench=${TROVE_BENCH:-}
+[ -n "$bench" ] || { swift build -c release --product trove-bench >&2; bench=$PWD/.build/release/trove-bench; }
 
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if printf '%s\n' "${parts[@]}" | grep -qx sqlite; then
