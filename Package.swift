@@ -90,7 +90,7 @@ let package = Package(
             name: "trove-bench",
             dependencies: [
                 "TroveKit", "Ollama", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM",
-                "TroveArguments", "CSQLite", "CTroveFTS",
+                "TroveArguments", "CSQLite", "CTroveFTS", "TroveIngest",
             ],
             swiftSettings: strict
         ),

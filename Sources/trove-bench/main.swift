@@ -15,6 +15,7 @@ let subcommands = [
     Subcommand(spec: ColdBenchmark.spec, run: ColdBenchmark.main),
     Subcommand(spec: EmbedBenchmark.spec, run: EmbedBenchmark.main),
     Subcommand(spec: WarmBenchmark.spec, run: WarmBenchmark.main),
+    Subcommand(spec: PassagesExport.spec, run: PassagesExport.main),
 ]
 
 /// The usage text listing every subcommand.
