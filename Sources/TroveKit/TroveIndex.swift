@@ -117,7 +117,9 @@ public actor TroveIndex {
         }
         let fresh = try Retriever(store: store)
         let recorded = IndexedEmbedder(fresh.manifest)
-        if embedder == nil || (embeddedFor != nil && embeddedFor != recorded) {
+        // An embedder chosen for a new index records itself when it indexes; another process may record another.
+        let held = embeddedFor ?? embedder.map { IndexedEmbedder(kind: $0.kind, model: $0.model) }
+        if held != recorded {
             // Re-embedded with another model (`trove index --reembed --model …`): queries must follow. An embedder
             // chosen for this index that differs from the one it records (its probe vector agreed) is kept.
             embedder = try configuration.embedder(EmbedderChoice(), indexed: recorded)
