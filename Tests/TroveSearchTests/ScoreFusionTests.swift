@@ -25,7 +25,7 @@ struct ScoreFusionTests {
         for normalization in ScoreFusion.Normalization.allCases {
             let fused = ScoreFusion(normalization: normalization, weights: [1, 1e308], statisticsDepth: 2)
                 .fuse([vector, keyword])
-            #expect(fused.allSatisfy(\.score.isFinite), "\(normalization)")
+            #expect(fused.allSatisfy { $0.score.isFinite }, "\(normalization)")
             #expect(fused.prefix(3).map(\.id) == [0, 2, 4], "\(normalization)")
         }
     }
