@@ -98,27 +98,29 @@ let package = Package(
         // The fake Ollama server (real HTTP on loopback), temporary folders and a seeded generator: for the tests and
         // for trove-bench, so it lives with the sources.
         .target(name: "TroveTestSupport", swiftSettings: strict),
+        // Swift Testing traits the test targets share (running CPU-heavy tests off the cooperative pool).
+        .target(name: "TroveTestTraits", swiftSettings: strict),
         .testTarget(name: "TroveArgumentsTests", dependencies: ["TroveArguments"], swiftSettings: strict),
         .testTarget(
             name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "OpenAICompatibleTests", dependencies: ["OpenAICompatible", "TroveTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport"], swiftSettings: strict),
+        .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
+        .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
+        .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(
             name: "TroveMiniLMTests",
-            dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveBLAS", "TroveTestSupport"],
+            dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(
-            name: "TroveKitTests", dependencies: ["TroveKit", "TroveIngest", "TroveMiniLM", "TroveTestSupport"],
+            name: "TroveKitTests", dependencies: ["TroveKit", "TroveIngest", "TroveMiniLM", "TroveTestSupport", "TroveTestTraits"],
             swiftSettings: strict),
-        .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "Ollama", "TroveTestSupport", "trove"], swiftSettings: strict),
+        .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "Ollama", "TroveTestSupport", "TroveTestTraits", "trove"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
-            dependencies: ["TroveCLI", "TroveTestSupport", "trove", "trove-bench", "TroveMiniLM"],
+            dependencies: ["TroveCLI", "TroveTestSupport", "TroveTestTraits", "trove", "trove-bench", "TroveMiniLM"],
             swiftSettings: strict
         ),
     ]

@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc)
+all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -29,6 +29,8 @@ sources() {
         fts5 | vectors-header) ls Sources/TroveStore/*.swift ;;
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
+        # The decoder with the request types it checks; what they import comes from modules() below.
+        serve) echo Sources/TroveKit/{WarmSearch,SearchRequest,SearchRequest+Checks,SearchFilter,StopSignal}.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }
@@ -47,16 +49,50 @@ ctrove() {
     echo "-I $dir $dir/trove_fts.o -lm"
 }
 
+# A module the harness imports (TroveKit's request types import TroveStore, TroveSearch and TroveIngest): built
+# once from all its sources, instrumented like the harness, so libFuzzer sees coverage inside it and ASan checks it.
+module() {
+    local name="$1" dir="$out/modules"
+    shift
+    mkdir -p "$dir"
+    if [ ! -f "$dir/$name.o" ] || [ -n "$(find "Sources/$name" -newer "$dir/$name.o" 2>/dev/null)" ]; then
+        rm -f "$dir/$name.o"
+        swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
+            -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I Sources/CSQLite "$@" \
+            -c Sources/"$name"/*.swift -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
+        [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
+    fi
+    echo "$dir/$name.o"
+}
+
+# The modules a target imports, built in dependency order, and what linking them needs.
+modules() {
+    case "$1" in
+        serve)
+            local fts
+            fts=$(ctrove)
+            local objects=(
+                "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
+                "$(module TroveStore -I "$out/CTroveFTS")"
+            )
+            echo "-I $out/modules ${objects[*]} $fts"
+            ;;
+    esac
+}
+
 failed=()
 for target in "${targets[@]}"; do
     files=$(sources "$target")
     binary="$out/$target"
     # Rebuilt only when a source or the harness is newer than the binary.
-    if [ ! -x "$binary" ] || [ -n "$(find $files Sources/CTroveFTS "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
+    if [ ! -x "$binary" ] || [ -n "$(find $files Sources/CTroveFTS "$out/modules" "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
         echo "building $target" >&2
         rm -f "$binary"  # a failed build must fail the run, not leave an old binary to fuzz
         extra=""
-        case "$target" in fts5 | vectors-header) extra=$(ctrove) ;; esac
+        case "$target" in
+            fts5 | vectors-header) extra=$(ctrove) ;;
+            serve) extra=$(modules serve) ;;
+        esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
             -I Sources/CSQLite -lsqlite3 $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \

@@ -33,6 +33,9 @@ public struct ScoreFusion: Sendable, Equatable {
         var order: [Int64] = []
         var floors: [Double] = []
         let total = (0..<lists.count).reduce(0) { $0 + weight($1) }
+        // Each weight's share of the total, applied before adding: `w·norm` first overflowed to ±∞ for a weight near
+        // Double's largest (1e308, a valid `--keyword-weight`), and the reply then could not be encoded as JSON.
+        let shares = (0..<lists.count).map { total > 0 ? weight($0) / total : 0 }
         for (list, scored) in lists.enumerated() {
             let normalized = normalize(scored.map { Double($0.score) })
             floors.append(normalized.min() ?? 0)
@@ -44,14 +47,13 @@ public struct ScoreFusion: Sendable, Equatable {
                 // A repeated id keeps its first (best) entry in that list.
                 if rows[row.id]!.ranks[list] == nil {
                     rows[row.id]!.ranks[list] = offset + 1
-                    rows[row.id]!.score += weight(list) * normalized[offset]
+                    rows[row.id]!.score += shares[list] * normalized[offset]
                 }
             }
         }
         var fused = order.map { id -> FusedRow in
             var row = rows[id]!
-            for list in lists.indices where row.ranks[list] == nil { row.score += weight(list) * floors[list] }
-            if total > 0 { row.score /= total }
+            for list in lists.indices where row.ranks[list] == nil { row.score += shares[list] * floors[list] }
             return row
         }
         fused.sort { a, b in

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveMiniLM
 import TroveTestSupport
+import TroveTestTraits
 
 /// Queries that share meaning, not words, with their answer: only a real model ranks them.
 let semanticQueries: [(query: String, expected: String)] = corpusQueries.filter { $0[0] == "semantic" }.map { ($0[1], $0[2]) }
@@ -17,7 +18,7 @@ enum BuiltinModel {
     static let skipReason: Comment = "all-minilm-l6-v2 not installed in \(folder) — run Scripts/install-model.sh"
 }
 
-@Suite("The built-in embedder, end to end")
+@Suite("The built-in embedder, end to end", .offCooperativePool)
 struct BuiltinEmbedderTests {
     /// Measured: 10 of the 12 semantic queries rank their file in the top 3; these do not. The one-on-one notes
     /// never say "promoted", and the on-call handbook and a retro outrank them. The tax question fell out of the

@@ -1,8 +1,9 @@
 import Testing
 
 @testable import TroveKit
+import TroveTestTraits
 
-@Suite("Embedding spaces")
+@Suite("Embedding spaces", .offCooperativePool)
 struct EmbeddingSpaceTests {
     @Test("builtin all-minilm-l6-v2 and Ollama's all-minilm name the same weights; every other pair does not", arguments: [
         ("builtin", "all-minilm-l6-v2", "ollama", "all-minilm", true),

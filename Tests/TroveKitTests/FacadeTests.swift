@@ -3,9 +3,10 @@ import Ollama
 import Testing
 import TroveKit
 import TroveTestSupport
+import TroveTestTraits
 
 /// `TroveIndex`, the API every front end uses, over a real index embedded by the fake Ollama server.
-@Suite("TroveIndex: one API for every front end")
+@Suite("TroveIndex: one API for every front end", .offCooperativePool)
 struct FacadeTests {
     let server: FakeOllamaServer
     let folder: TemporaryDirectory

@@ -4,6 +4,7 @@ import Testing
 import TroveKit
 import TroveStore
 import TroveTestSupport
+import TroveTestTraits
 
 /// An index in a temporary folder, a fake Ollama, and a notes folder to index.
 final class IndexingFixture {
@@ -73,7 +74,7 @@ final class IndexingFixture {
     }
 }
 
-@Suite("Incremental indexing reuses what it already embedded")
+@Suite("Incremental indexing reuses what it already embedded", .offCooperativePool)
 struct IncrementalIndexingTests {
     @Test("editing one section re-embeds only that section's chunk and reuses the others")
     func editReusesUnchangedChunks() async throws {
@@ -273,7 +274,7 @@ struct FaultToleranceTests {
     }
 }
 
-@Suite("The index fingerprint and re-embedding")
+@Suite("The index fingerprint and re-embedding", .offCooperativePool)
 struct FingerprintTests {
     @Test("a model re-pulled with other weights is detected by digest, and --reembed rebuilds its vectors")
     func digestChangeAndReembed() async throws {

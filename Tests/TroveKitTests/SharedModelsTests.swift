@@ -5,10 +5,11 @@ import TroveIngest
 import TroveKit
 import TroveMiniLM
 import TroveTestSupport
+import TroveTestTraits
 
 private let modelFolder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
 
-@Suite("What a process builds once")
+@Suite("What a process builds once", .offCooperativePool)
 struct SharedModelsTests {
     @Test("the same Ollama settings give the same client: one URLSession, one connection for both")
     func oneClientPerSettings() async throws {

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 @testable import TroveMiniLM
+import TroveTestTraits
 
-@Suite("MiniLM encoder", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason))
+@Suite("MiniLM encoder", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason), .offCooperativePool)
 struct EncoderTests {
     struct Reference: Decodable {
         var text: String

@@ -3,9 +3,10 @@ import Testing
 import TroveMiniLMKernels
 
 @testable import TroveMiniLM
+import TroveTestTraits
 
 /// The vectorised row loops against plain Double arithmetic; they need no model.
-@Suite("Encoder kernels")
+@Suite("Encoder kernels", .offCooperativePool)
 struct KernelTests {
     @Test("exp2 stays within a few ulp of libm over the range softmax and GELU use")
     func exp2Accuracy() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TroveMiniLM
+import TroveTestTraits
 
 struct TokenCase: Decodable, CustomTestStringConvertible, Sendable {
     var text: String
@@ -11,7 +12,7 @@ struct TokenCase: Decodable, CustomTestStringConvertible, Sendable {
 
 let tokenCases: [TokenCase] = (try? JSONDecoder().decode([TokenCase].self, from: fixture("tokens.json"))) ?? []
 
-@Suite("WordPiece tokenizer")
+@Suite("WordPiece tokenizer", .offCooperativePool)
 struct TokenizerTests {
     @Test("the fixture of tricky strings is there")
     func fixtureLoads() {

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 @testable import TroveMiniLM
+import TroveTestTraits
 
 /// A damaged `model.safetensors` and out-of-range token ids are errors, never a trap or an out-of-bounds read.
-@Suite("Untrusted model files and token ids")
+@Suite("Untrusted model files and token ids", .offCooperativePool)
 struct UntrustedInputTests {
     private func file(_ bytes: [UInt8]) throws -> String {
         let path = NSTemporaryDirectory() + "trove-safetensors-\(UUID().uuidString)"

@@ -4,6 +4,7 @@ import TroveBLAS
 import TroveTestSupport
 
 @testable import TroveMiniLM
+import TroveTestTraits
 
 /// A good cache file: the installed model's own, which loading it writes or checks.
 private func goodCache() throws -> String {
@@ -69,7 +70,7 @@ private func damage(_ path: String, at offset: Int) throws {
     try handle.write(contentsOf: Data([byte ^ 0x5A]))
 }
 
-@Suite("Weights cache beside the model", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason))
+@Suite("Weights cache beside the model", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason), .offCooperativePool)
 struct WeightsCacheTests {
     @Test("vectors of 200 cranfield chunks equal the ones from before the cache")
     func vectorsUnchanged() throws {

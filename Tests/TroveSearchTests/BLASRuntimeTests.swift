@@ -2,8 +2,9 @@ import Testing
 import TroveSearch
 import TroveTestSupport
 @testable import TroveBLAS
+import TroveTestTraits
 
-@Suite("BLAS runtime")
+@Suite("BLAS runtime", .offCooperativePool)
 struct BLASRuntimeTests {
     @Test("searchers use the recommended OpenBLAS thread count and report the kernel")
     func defaults() async {
@@ -53,7 +54,7 @@ struct BLASRuntimeTests {
     }
 }
 
-@Suite("concurrent callers")
+@Suite("concurrent callers", .offCooperativePool)
 struct ConcurrencyTests {
     @Test("searches from many tasks at once match the same searches run one by one")
     func concurrentSearchesAgree() async {

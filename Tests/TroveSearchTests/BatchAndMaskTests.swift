@@ -2,8 +2,9 @@ import Testing
 import TroveTestSupport
 
 @testable import TroveSearch
+import TroveTestTraits
 
-@Suite("batch search and row masks")
+@Suite("batch search and row masks", .offCooperativePool)
 struct BatchAndMaskTests {
     @Test(
         "batch search equals single search per query", arguments: [(0, 50), (1, 200), (3, 17), (50, 1000), (2000, 300)])

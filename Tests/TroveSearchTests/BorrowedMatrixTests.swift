@@ -6,6 +6,7 @@ import TroveTestSupport
 #endif
 
 @testable import TroveSearch
+import TroveTestTraits
 
 /// A read-only mapping of a temporary file holding `values`, unmapped (and the file removed) on deinit.
 private final class MappedFloats: @unchecked Sendable {
@@ -34,7 +35,7 @@ private final class MappedFloats: @unchecked Sendable {
     deinit { munmap(base, length) }
 }
 
-@Suite("A matrix borrowing mapped floats")
+@Suite("A matrix borrowing mapped floats", .offCooperativePool)
 struct BorrowedMatrixTests {
     @Test("scores, ranks, batches, quantizes and looks up rows exactly like the owned matrix", arguments: [(1, 4), (300, 385), (20_000, 64)])
     func mappedEqualsOwned(rows: Int, dimension: Int) throws {

@@ -2,8 +2,9 @@ import Testing
 import TroveTestSupport
 
 @testable import TroveSearch
+import TroveTestTraits
 
-@Suite("Int8 scanning with exact rescoring")
+@Suite("Int8 scanning with exact rescoring", .offCooperativePool)
 struct QuantizedSearcherTests {
     @Test("recall@10 against exact search is at least 0.99 on random unit vectors", arguments: [64, 384])
     func recall(dimension: Int) {

@@ -16,6 +16,20 @@ struct ScoreFusionTests {
         #expect(fused[2].ranks == [nil, 2])
     }
 
+    @Test("a weight near Double's largest still gives finite scores, ordered by that list")
+    func hugeWeight() {
+        // Found by the serve fuzz target: `--keyword-weight 1e308` with a shallow scale made `w·norm` overflow to
+        // -∞, and a reply holding it could not be encoded as JSON.
+        let vector = (0..<50).map { ScoredRow(id: Int64($0), score: 1 - Float($0) / 25) }
+        let keyword = (0..<50).map { ScoredRow(id: Int64(2 * $0), score: Float(50 - $0) * 3.25) }
+        for normalization in ScoreFusion.Normalization.allCases {
+            let fused = ScoreFusion(normalization: normalization, weights: [1, 1e308], statisticsDepth: 2)
+                .fuse([vector, keyword])
+            #expect(fused.allSatisfy { $0.score.isFinite }, "\(normalization)")
+            #expect(fused.prefix(3).map(\.id) == [0, 2, 4], "\(normalization)")
+        }
+    }
+
     @Test("a list whose scores are all equal adds nothing to the order")
     func flatList() {
         let fused = ScoreFusion(normalization: .zScore).fuse([

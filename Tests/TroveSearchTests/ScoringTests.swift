@@ -2,8 +2,9 @@ import Testing
 import TroveTestSupport
 
 @testable import TroveSearch
+import TroveTestTraits
 
-@Suite("BLAS scoring")
+@Suite("BLAS scoring", .offCooperativePool)
 struct ScoringTests {
     @Test(
         "every score equals a naive loop within 1e-5",

@@ -2,8 +2,9 @@ import Testing
 import TroveTestSupport
 
 @testable import TroveSearch
+import TroveTestTraits
 
-@Suite("top-k selection")
+@Suite("top-k selection", .offCooperativePool)
 struct TopKTests {
     @Test("top-k equals a full sort, ties by ascending id", arguments: 0..<60)
     func matchesFullSort(seed: Int) {

@@ -3,10 +3,11 @@ import Testing
 import TroveTestSupport
 
 @testable import TroveStore
+import TroveTestTraits
 
 /// Several processes on one index: one writer at a time, readers that notice every commit, and a re-embed that
 /// never mixes vectors of two models.
-@Suite("Writers and readers of one index")
+@Suite("Writers and readers of one index", .offCooperativePool)
 struct ConsistencyTests {
     private func filled(_ directory: TemporaryDirectory, documents: Int = 3) throws -> IndexStore {
         let store = try makeStore(in: directory)

@@ -7,9 +7,10 @@ import TroveTestSupport
 #endif
 
 @testable import TroveStore
+import TroveTestTraits
 
 /// `INDEX.vectors` is untrusted bytes: a damaged or hostile header is rebuilt from the index, never a trap.
-@Suite("A damaged INDEX.vectors header")
+@Suite("A damaged INDEX.vectors header", .offCooperativePool)
 struct DamagedCacheTests {
     private func indexWithCache() throws -> (TemporaryDirectory, IndexStore, StoredVectors) {
         let directory = try TemporaryDirectory()

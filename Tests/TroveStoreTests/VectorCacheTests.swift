@@ -6,8 +6,9 @@ import TroveTestSupport
 #endif
 
 @testable import TroveStore
+import TroveTestTraits
 
-@Suite("The flat vector cache beside the index")
+@Suite("The flat vector cache beside the index", .offCooperativePool)
 struct VectorCacheTests {
     private func fill(_ store: IndexStore, documents: Range<Int>, dimension: Int = 8) throws {
         let root = try store.rootID(forPath: "/r")

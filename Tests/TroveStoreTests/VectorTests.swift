@@ -2,8 +2,9 @@ import Testing
 import TroveTestSupport
 
 @testable import TroveStore
+import TroveTestTraits
 
-@Suite("Loading vectors")
+@Suite("Loading vectors", .offCooperativePool)
 struct VectorTests {
     @Test("1000 random vectors load in chunk-id order, row-major, bit for bit")
     func loadOrderAndShape() throws {

@@ -1,0 +1,202 @@
+import TroveSearch
+import TroveStore
+
+/// One passage found by a search.
+public struct SearchHit: Sendable, Equatable, Codable {
+    /// 1-based position in the results.
+    public var rank: Int
+    public var chunkID: Int64
+    /// The document the passage belongs to.
+    public var documentID: Int64 = 0
+    /// The indexed folder the document belongs to.
+    public var rootPath: String
+    /// The document's path relative to `rootPath`.
+    public var relativePath: String
+    public var startLine: Int
+    public var endLine: Int
+    /// Heading path, e.g. `Deploy › Keys`; empty when the passage has none.
+    public var heading: String
+    /// The score the results are ordered by: the fused score (0…1) in hybrid mode, cosine similarity in vector
+    /// mode, BM25 in keyword mode. Higher is better.
+    public var score: Float
+    public var text: String
+    /// Cosine similarity with the query (nil in keyword mode).
+    public var vectorScore: Float? = nil
+    /// Rank among the vector candidates (nil when the passage was not among them).
+    public var vectorRank: Int? = nil
+    /// BM25 relevance, higher is better. In hybrid mode every hit has one (0 when no query word occurs in it);
+    /// in vector mode nil.
+    public var keywordScore: Double? = nil
+    /// Rank among the keyword candidates.
+    public var keywordRank: Int? = nil
+    /// The fused score (hybrid mode only): Reciprocal Rank Fusion 0…1, or the convex combination of normalised
+    /// scores.
+    public var fusedScore: Double? = nil
+
+    public init(
+        rank: Int, chunkID: Int64, rootPath: String, relativePath: String, startLine: Int, endLine: Int,
+        heading: String, score: Float, text: String
+    ) {
+        self.rank = rank
+        self.chunkID = chunkID
+        self.rootPath = rootPath
+        self.relativePath = relativePath
+        self.startLine = startLine
+        self.endLine = endLine
+        self.heading = heading
+        self.score = score
+        self.text = text
+    }
+
+    /// The document's absolute path.
+    public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
+}
+
+/// How hybrid search combines the vector and keyword rankings.
+public enum FusionMethod: String, Sendable, CaseIterable, Codable {
+    /// Reciprocal Rank Fusion: by rank alone, `Σ wᵢ / (c + rankᵢ)`.
+    case rrf
+    /// A convex combination of the normalised scores, `(normᵥ + w·normₖ) / (1 + w)`.
+    case convex
+}
+
+/// How passages are ranked.
+public enum SearchMode: String, Sendable, CaseIterable, Codable {
+    /// Vector and keyword rankings fused (`SearchRequest.fusion`).
+    case hybrid
+    /// Cosine similarity of embeddings only.
+    case vector
+    /// SQLite FTS5 BM25 only; needs no embedding model.
+    case keyword
+}
+
+/// What to search for and how.
+public struct SearchRequest: Sendable, Equatable, Codable {
+    public var query: String
+    public var mode: SearchMode
+    /// How many results (documents, or passages with `groupByDocument` off).
+    public var limit: Int
+    /// Passages with a cosine similarity below this are left out (vector and hybrid modes).
+    public var minScore: Float?
+    /// Which documents may be returned; applied before ranking.
+    public var filter: SearchFilter
+    /// One result per document (its best passage) instead of every passage.
+    public var groupByDocument: Bool
+    /// Candidates taken from each ranking before fusion (at least `limit`).
+    public var candidateDepth: Int
+    /// How the two rankings are fused in hybrid mode.
+    public var fusion = SearchRequest.defaultFusion
+    /// The RRF constant (`fusion` rrf).
+    public var fusionConstant: Double
+    /// The keyword ranking's weight in the fusion; the vector ranking's is 1.
+    public var keywordWeight: Double
+    /// How scores are normalised before a convex combination (`fusion` convex).
+    public var normalization = SearchRequest.defaultNormalization
+    /// Convex fusion takes each ranking's scale (min and max, or mean and deviation) from its best this many
+    /// candidates, however deep `candidateDepth` goes, so a deeper list adds candidates without moving the scale.
+    public var scaleDepth = SearchRequest.defaultScaleDepth
+    /// BM25's parameters as set; nil: the mode's default (`bm25`).
+    public var chosenBM25: BM25? = nil
+    /// BM25's parameters for the keyword ranking in force: the ones set, or the mode's default — keyword mode
+    /// `BM25()` (best alone), hybrid `defaultHybridBM25` (best fused); each chosen on the suite's mean.
+    public var bm25: BM25 {
+        get { chosenBM25 ?? (mode == .hybrid ? SearchRequest.defaultHybridBM25 : BM25()) }
+        set { chosenBM25 = newValue }
+    }
+    /// With `groupByDocument`, hybrid mode fuses documents: each ranking is first reduced to documents (a
+    /// document at its best passage's place, with that passage's score), so a document's passages do not compete
+    /// for its place. Off, passages are fused and each document keeps its best fused passage.
+    public var documentLevelFusion = SearchRequest.defaultDocumentLevelFusion
+    /// Scan an int8 copy of the matrix and rescore its best candidates exactly (opt-in; exact by default).
+    public var quantized = false
+
+    /// A request; defaults are the measured ones (see BENCHMARKS.md).
+    public init(
+        query: String, mode: SearchMode = .hybrid, limit: Int = 10, minScore: Float? = nil,
+        filter: SearchFilter = SearchFilter(), groupByDocument: Bool = true,
+        candidateDepth: Int = SearchRequest.defaultCandidateDepth,
+        fusionConstant: Double = SearchRequest.defaultFusionConstant,
+        keywordWeight: Double = SearchRequest.defaultKeywordWeight
+    ) {
+        self.query = query
+        self.mode = mode
+        self.limit = limit
+        self.minScore = minScore
+        self.filter = filter
+        self.groupByDocument = groupByDocument
+        self.candidateDepth = candidateDepth
+        self.fusionConstant = fusionConstant
+        self.keywordWeight = keywordWeight
+    }
+
+    /// Chosen by the mean nDCG@10 over the four public sets, `trove-bench relevance --suite --sweep`, with no set
+    /// below its reference RRF and the Corpora queries' nDCG@10 at 0.85 or more (BENCHMARKS.md).
+    public static let defaultCandidateDepth = 200
+    /// Convex z-score fusion was the best admissible family; every RRF variant dropped the Corpora guard to ≤ 0.68.
+    public static let defaultFusion = FusionMethod.convex
+    /// Used with `--fusion rrf` only: the literature's (and the reference baseline's) constant, not tuned.
+    public static let defaultFusionConstant = 60.0
+    /// Chosen with the fusion (BENCHMARKS.md).
+    public static let defaultKeywordWeight = 1.0
+    /// Chosen with the depth: each ranking's scale from its best 100 (the depth the z-score fusion was first
+    /// chosen at) while candidates come from 200, so a document deep in one ranking gets its own low score, not the
+    /// ranking's floor; the Corpora guard, whose 276 passages a deeper scale would cover whole, stays at 0.8531.
+    public static let defaultScaleDepth = 100
+    /// BM25 in hybrid mode, chosen with the fusion: the reference's k1 0.9, b 0.4 (Anserini's) fused best; alone,
+    /// keyword mode keeps `BM25()` (k1 1.2, b 0.5), which ranks best by itself (BENCHMARKS.md).
+    public static let defaultHybridBM25 = BM25(k1: 0.9, b: 0.4, headingWeight: BM25.defaultHeadingWeight)
+    /// Chosen with the fusion: z-score kept the Corpora guard at 0.85, min-max dropped it to 0.68 (BENCHMARKS.md).
+    public static let defaultNormalization = ScoreFusion.Normalization.zScore
+    /// Measured, not chosen: reducing each ranking to documents first did not beat the best passage
+    /// (BENCHMARKS.md).
+    public static let defaultDocumentLevelFusion = false
+
+    /// Throws a `SearchRequestError` naming the first parameter out of range; a request from outside (a CLI flag, a
+    /// socket line) must never reach a precondition.
+    public func validate() throws {
+        func finite(_ value: Double, _ name: String, _ range: ClosedRange<Double>) throws {
+            guard value.isFinite, range.contains(value) else {
+                let upper = range.upperBound.isFinite ? "…\(range.upperBound.plainText)" : " or more"
+                throw SearchRequestError("\(name) must be \(range.lowerBound.plainText)\(upper), got \(value)")
+            }
+        }
+        guard limit >= 0 else { throw SearchRequestError("limit must be 0 or more, got \(limit)") }
+        guard candidateDepth >= 1 else {
+            throw SearchRequestError("candidate depth must be 1 or more, got \(candidateDepth)")
+        }
+        guard scaleDepth >= 1 else { throw SearchRequestError("scale depth must be 1 or more, got \(scaleDepth)") }
+        try finite(fusionConstant, "fusion constant", 0...Double.infinity)
+        try finite(keywordWeight, "keyword weight", 0...Double.infinity)
+        try finite(bm25.k1, "BM25 k1", 0...Double.infinity)
+        try finite(bm25.b, "BM25 b", 0...1)
+        try finite(bm25.headingWeight, "heading weight", 0...Double.infinity)
+        if let minScore, !(minScore.isFinite && (-1...1).contains(minScore)) {
+            throw SearchRequestError("minimum score is a cosine similarity, -1…1, got \(minScore)")
+        }
+        try checkSizes()
+    }
+}
+
+/// A search request with a parameter out of range.
+public struct SearchRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A lowercase sentence naming the parameter, its range and the value found.
+    public var message: String
+
+    /// An error with its message.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}
+
+extension SearchRequest {
+    /// How convex fusion normalises scores (`minmax`, `zscore`).
+    public typealias Normalization = ScoreFusion.Normalization
+    /// BM25's parameters (k1, b, heading weight).
+    public typealias BM25 = TroveStore.BM25
+}
+
+extension Double {
+    /// `2` for 2.0, `0.75` for 0.75: a parameter as a person writes it, in messages and help.
+    package var plainText: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
+}
