@@ -73,7 +73,12 @@ public enum PostgresServer {
     static func run(_ arguments: [String]) -> (Int32, String) {
         let output = NSTemporaryDirectory() + "trove-pg-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let command = (["/bin/bash"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
+        // Every descriptor past stderr is closed first: the server would otherwise keep, for its whole life, the
+        // sockets other tests had open at that moment (`system` does not close them), and a client's closed
+        // connection would never reach the fake server at its other end.
+        let closing = "import os, sys; os.closerange(3, os.sysconf('SC_OPEN_MAX')); os.execv('/bin/bash', ['bash'] + sys.argv[1:])"
+        let command = (["python3", "-c", closing] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            .joined(separator: " ")
         let status = system(command + " >'\(output)' 2>/dev/null </dev/null")
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return (status == -1 ? -1 : (status >> 8) & 0xff, text)
