@@ -26,7 +26,8 @@ sources() {
         ndjson) echo Sources/Ollama/NDJSONFramer.swift ;;
         sse) echo Sources/OpenAICompatible/SSEFramer.swift ;;
         gitignore | chunker) ls Sources/TroveIngest/*.swift ;;
-        fts5 | vectors-header) ls Sources/TroveStore/*.swift ;;
+        # The SQLite store without the opener that also picks PostgreSQL (Sources/TroveStore/Postgres, libpq).
+        fts5 | vectors-header) ls Sources/TroveStore/*.swift | grep -v '/StoreLocation.swift$' ;;
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
         # The decoder with the request types it checks; what they import comes from modules() below.

@@ -100,9 +100,6 @@ extension IndexStore {
 
     // MARK: Re-embedding in place
 
-    /// A chunk to re-embed (the type lives beside the store protocol).
-    public typealias ChunkForEmbedding = TroveStore.ChunkForEmbedding
-
     /// Creates the staging table that holds new vectors until a re-embed is complete (kept across runs, so an
     /// interrupted re-embed resumes); `fresh` empties it first (a different model than the staged one).
     public func beginReembedding(fresh: Bool) throws {
@@ -205,9 +202,6 @@ extension IndexStore {
     }
 
     // MARK: Comparing indexes
-
-    /// One chunk with everything that defines it (the type lives beside the store protocol).
-    public typealias ContentRow = TroveStore.ContentRow
 
     /// Every document and chunk with its vector bytes, in (root, path, ordinal) order — ids left out, since they
     /// differ between runs that produce the same index.

@@ -52,7 +52,7 @@ final class IndexingFixture {
             retry: RetryPolicy(retries: retries, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(10)))
     }
 
-    func rows() throws -> [IndexStore.ContentRow] {
+    func rows() throws -> [ContentRow] {
         try IndexStore(path: indexPath, createIfMissing: false).contentRows()
     }
 
@@ -153,8 +153,8 @@ struct IncrementalIndexingTests {
         try FileManager.default.copyItem(atPath: fixture.notes, toPath: other.notes)
         _ = try await other.index(IndexingFixture.options(other.notes, batch: 64, jobs: 1))
         #expect(parallel.newDocuments == 40)
-        let strip = { (rows: [IndexStore.ContentRow]) in
-            rows.map { row -> IndexStore.ContentRow in
+        let strip = { (rows: [ContentRow]) in
+            rows.map { row -> ContentRow in
                 var row = row
                 row.root = ""
                 return row
