@@ -26,8 +26,8 @@ sources() {
         ndjson) echo Sources/Ollama/NDJSONFramer.swift ;;
         sse) echo Sources/OpenAICompatible/SSEFramer.swift ;;
         gitignore | chunker) ls Sources/TroveIngest/*.swift ;;
-        # The SQLite store without the opener that also picks PostgreSQL (Sources/TroveStore/Postgres, libpq).
-        fts5 | vectors-header) ls Sources/TroveStore/*.swift | grep -v '/StoreLocation.swift$' ;;
+        # The whole store, its PostgreSQL half (Sources/TroveStore/Postgres, libpq) included.
+        fts5 | vectors-header) find Sources/TroveStore -name '*.swift' | sort ;;
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
         # The decoder with the request types it checks; what they import comes from modules() below.
@@ -50,6 +50,11 @@ ctrove() {
     echo "-I $dir $dir/trove_fts.o -lm"
 }
 
+# TroveStore's PostgreSQL half imports libpq through Sources/CPostgres (its header path from pkg-config).
+pq_flags() {
+    echo "-I Sources/CPostgres $(pkg-config --cflags-only-I libpq | sed 's/-I/-Xcc -I/g')"
+}
+
 # A module the harness imports (TroveKit's request types import TroveStore, TroveSearch and TroveIngest): built
 # once from all its sources, instrumented like the harness, so libFuzzer sees coverage inside it and ASan checks it.
 module() {
@@ -60,7 +65,8 @@ module() {
         rm -f "$dir/$name.o"
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
             -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I Sources/CSQLite "$@" \
-            -c Sources/"$name"/*.swift -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
+$(pq_flags) \
+            -c $(find Sources/"$name" -name '*.swift' | sort) -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
         [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
     fi
     echo "$dir/$name.o"
@@ -96,7 +102,7 @@ for target in "${targets[@]}"; do
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
-            -I Sources/CSQLite -lsqlite3 $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
+            -I Sources/CSQLite -lsqlite3 $(pq_flags) -lpq $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
             | grep -v "ld.gold: warning: Cannot export local symbol" >&2 || true
         [ -x "$binary" ] || { echo "cannot build fuzz target $target" >&2; exit 1; }
     fi
