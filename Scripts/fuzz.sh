@@ -65,8 +65,7 @@ module() {
         rm -f "$dir/$name.o"
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
             -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I Sources/CSQLite "$@" \
-$(pq_flags) \
-            -c $(find Sources/"$name" -name '*.swift' | sort) -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
+            $(pq_flags) -c $(find Sources/"$name" -name '*.swift' | sort) -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
         [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
     fi
     echo "$dir/$name.o"
