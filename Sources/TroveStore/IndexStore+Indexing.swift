@@ -181,11 +181,7 @@ extension IndexStore {
                 try database.scalarInt(
                     "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM reembed_vectors)") ?? 0
             guard unstaged == 0 else {
-                throw StoreError(
-                    code: .concurrentChange,
-                    message: "the re-embed of \(path) is not complete: \(unstaged) "
-                        + (unstaged == 1 ? "chunk has" : "chunks have")
-                        + " no new vector yet — run trove index --reembed again to finish it")
+                throw StoreError.reembedIncomplete(path, unstaged: unstaged)
             }
             let generation = try vectorGeneration()
             try database.execute(

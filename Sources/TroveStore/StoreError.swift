@@ -74,6 +74,15 @@ extension StoreError {
             message: "index \(path) is damaged: \(reason) — rebuild it with trove index --reembed", sql: sql)
     }
 
+    /// A re-embed asked to finish while `unstaged` chunks of the index at `location` have no new vector yet.
+    static func reembedIncomplete(_ location: String, unstaged: Int64) -> StoreError {
+        StoreError(
+            code: .concurrentChange,
+            message: "the re-embed of \(location) is not complete: \(unstaged) "
+                + (unstaged == 1 ? "chunk has" : "chunks have")
+                + " no new vector yet — run trove index --reembed again to finish it")
+    }
+
     /// A vector BLOB whose length does not match the manifest's dimension.
     static func vectorLength(chunkID: Int64, bytes: Int, dimension: Int) -> StoreError {
         StoreError(

@@ -155,11 +155,7 @@ extension PostgresStore: IndexBackend {
                         "SELECT count(*) FROM chunks WHERE NOT EXISTS "
                             + "(SELECT 1 FROM reembed_vectors WHERE chunk_id = chunks.id)") ?? "0") ?? 0
             guard unstaged == 0 else {
-                throw StoreError(
-                    code: .concurrentChange,
-                    message: "the re-embed of \(location) is not complete: \(unstaged) "
-                        + (unstaged == 1 ? "chunk has" : "chunks have")
-                        + " no new vector yet — run trove index --reembed again to finish it")
+                throw StoreError.reembedIncomplete(location, unstaged: Int64(unstaged))
             }
             let generation = try vectorGeneration()
             try dropHNSW()
