@@ -57,13 +57,15 @@ let package = Package(
         .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
         // best build the CPU runs is chosen at run time.
+        // The query-sized matrix product on the model file's own layout (AVX2 + FMA, chosen at run time).
+        .target(name: "CTroveGEMM", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         .target(name: "TroveMiniLMKernels", swiftSettings: strict + miniLMSettings),
         .target(name: "TroveMiniLMKernelsAVX2", swiftSettings: strict + miniLMSettings + avx2Settings),
         .target(name: "TroveMiniLMKernelsAVX512", swiftSettings: strict + miniLMSettings + avx512Settings),
         .target(
             name: "TroveMiniLM",
             dependencies: [
-                "TroveBLAS", "TroveIngest", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512",
+                "CTroveGEMM", "TroveBLAS", "TroveIngest", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512",
             ],
             swiftSettings: strict + miniLMSettings),
         .target(

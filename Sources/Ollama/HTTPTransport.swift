@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -7,16 +8,28 @@ import Foundation
 
 /// The URLSession one client owns; invalidated when the last copy of the client goes away.
 final class HTTPTransport: Sendable {
-    /// A session of our own, so that its connection limit and timeout do not leak into `URLSession.shared`.
-    let session: URLSession
+    /// A session of our own, so that its connection limit and timeout do not leak into `URLSession.shared`. Made on
+    /// the first request: a process that never calls the server (`trove search` with the built-in model) does not pay
+    /// the ~2 ms of setting one up.
+    var session: URLSession {
+        made.withLock { made in
+            if let made { return made }
+            let session = URLSession(configuration: Self.configuration(idleTimeout: idleTimeout, template: template))
+            made = session
+            return session
+        }
+    }
+    private let made = Mutex<URLSession?>(nil)
+    private let idleTimeout: TimeInterval
 
     /// The caller's configuration, if any, that every session starts from.
     let template: ConfigurationTemplate?
 
-    /// Makes a session allowing 16 parallel connections; `idleTimeout` becomes `timeoutIntervalForRequest`.
+    /// A transport whose session will allow 16 parallel connections; `idleTimeout` becomes
+    /// `timeoutIntervalForRequest`.
     init(idleTimeout: TimeInterval, template: ConfigurationTemplate? = nil) {
         self.template = template
-        session = URLSession(configuration: Self.configuration(idleTimeout: idleTimeout, template: template))
+        self.idleTimeout = idleTimeout
     }
 
     /// A configuration for a streaming session with the same base settings.
@@ -39,7 +52,7 @@ final class HTTPTransport: Sendable {
         return configuration
     }
 
-    deinit { session.finishTasksAndInvalidate() }
+    deinit { made.withLock { $0?.finishTasksAndInvalidate() } }
 
     /// Why a data task ended early, set by the timer or the cancellation handler before they cancel it.
     private final class Flight: @unchecked Sendable {  // every field is read and written under `lock`

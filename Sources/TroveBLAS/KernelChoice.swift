@@ -21,11 +21,19 @@ public enum KernelChoice {
         case leftToOpenBLAS
     }
 
-    /// Sets `OPENBLAS_CORETYPE` for this CPU unless the user set it; the first call decides, later ones return it.
-    /// OpenBLAS loads lazily and calls this itself; a program with threads of its own should call it first thing
-    /// in `main`, because `setenv` is not safe while other threads read the environment.
+    /// Sets `OPENBLAS_CORETYPE` for this CPU and `OPENBLAS_THREAD_TIMEOUT`, each unless the user set it; the first
+    /// call decides, later ones return it. OpenBLAS loads lazily and calls this itself; a program with threads of its
+    /// own should call it first thing in `main`, because `setenv` is not safe while other threads read the environment.
     @discardableResult
-    public static func prepareEnvironment() -> Decision { decision }
+    public static func prepareEnvironment() -> Decision {
+        _ = idleWorkersSleep
+        return decision
+    }
+
+    /// OpenBLAS's workers spin (`sched_yield`) for 2^28 cycles, ~0.1 s, after each threaded call before they sleep.
+    /// A warm server's vector scan left one spinning through the next query's embedding, whose two lanes then shared
+    /// two cores with it; 2^20 cycles (~0.4 ms) lets a burst of calls keep them awake and frees the core soon after.
+    private static let idleWorkersSleep: Void = { setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0) }()
 
     private static let decision: Decision = {
         if let set = getenv("OPENBLAS_CORETYPE") { return .userSet(String(cString: set)) }

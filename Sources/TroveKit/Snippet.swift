@@ -7,7 +7,7 @@ public enum Snippet {
     public static func lines(of text: String, query: String, count: Int) -> [String] {
         let terms = Set(words(query))
         let candidates = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { trimmed($0) }
             .enumerated()
             .filter { !$0.element.isEmpty && !$0.element.hasPrefix("#") && !$0.element.hasPrefix("```") }
         guard !candidates.isEmpty else { return [] }
@@ -25,8 +25,33 @@ public enum Snippet {
 
     /// Lowercased words of three letters or more that carry meaning, the ones worth matching.
     public static func words(_ text: String) -> [String] {
-        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
+        // Split on Unicode scalars, not Characters: grapheme breaking made this ~4% of a cold `trove search`.
+        // Marks stay inside a word, so a decomposed "é" splits where the composed one does.
+        text.lowercased().unicodeScalars.split { !isWordScalar($0) }.map { String(String.UnicodeScalarView($0)) }
             .filter { $0.count >= 3 && !stopWords.contains($0) }
+    }
+
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {
+            let value = scalar.value
+            return (0x61...0x7a).contains(value) || (0x41...0x5a).contains(value) || (0x30...0x39).contains(value)
+        }
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber: return true
+        default: return properties.isAlphabetic
+        }
+    }
+
+    /// `line` without the spaces and tabs at either end.
+    private static func trimmed(_ line: Substring) -> String {
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = line.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isBlank($0) })!
+        return String(scalars[first...last])
     }
 
     /// Words so common that sharing them says nothing about a line.

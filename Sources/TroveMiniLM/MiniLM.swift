@@ -1,5 +1,7 @@
+import CTroveGEMM
 import TroveBLAS
 import Foundation
+import Synchronization
 
 /// all-MiniLM-L6-v2 (sentence-transformers): the 6-layer BERT encoder, mean pooling, L2 normalisation.
 ///
@@ -21,6 +23,10 @@ public final class MiniLM: Sendable {
     static let headSize = 32
     static let intermediate = 1536
     static let epsilon: Float = 1e-12
+    /// Batches of at most this many tokens (a query) multiply the file's matrices in place instead of the re-laid-out
+    /// copy's: one query of 8 tokens took 7.8 ms instead of 10.3 with OpenBLAS's sgemm, which repacks the weights on
+    /// every call, and at 20 tokens they were even (one thread, BENCHMARKS.md); at 48 the copy was 1.4× faster.
+    static let inPlaceTokens = 32
     /// Feed-forward rows per block: 128 repacked the weights too often (~10% slower); 512 rows is 3 MB of activations.
     static let feedForwardRows = 512
 
@@ -42,8 +48,8 @@ public final class MiniLM: Sendable {
         case inMemory = "in memory"
     }
 
-    /// Where the re-laid-out weights came from.
-    public var weightsLoad: WeightsLoad { weights.load }
+    /// Where the re-laid-out weights came from (mapped or made now if this model has not needed them yet).
+    public var weightsLoad: WeightsLoad { weights.relaid().load }
     /// SHA-256 of `model.safetensors` (lowercase hex), as recorded in or for the weights cache; nil without one.
     public var modelSHA256: String? { weights.sha256 }
 
@@ -59,10 +65,22 @@ public final class MiniLM: Sendable {
             throw MiniLMError(
                 .missingFile, "the built-in model is not installed: \(folder)/\(file) is missing — run Scripts/install-model.sh")
         }
-        tokenizer = try WordPieceTokenizer(vocabularyFile: folder + "/vocab.txt")
-        weights = try Weights(
-            SafeTensors(path: folder + "/model.safetensors"), vocabularySize: tokenizer.vocabularySize,
-            cachePath: cachesWeights ? WeightsCache.path(folder: folder, kernel: BLASRuntime.kernel) : nil)
+        let cachePath = cachesWeights ? WeightsCache.path(folder: folder, kernel: BLASRuntime.kernel) : nil
+        // The vocabulary and the weights (mapping and checksum) load on two threads: a few ms each of a one-query
+        // process.
+        let tokenizerLoad = Slot<Result<WordPieceTokenizer, any Error>>()
+        let weightsLoad = Slot<Result<Weights, any Error>>()
+        DispatchQueue.concurrentPerform(iterations: 2) { lane in
+            if lane == 0 {
+                tokenizerLoad.put(Result { try WordPieceTokenizer(vocabularyFile: folder + "/vocab.txt") })
+            } else {
+                weightsLoad.put(Result { try Weights(SafeTensors(path: folder + "/model.safetensors"), cachePath: cachePath) })
+            }
+        }
+        tokenizer = try tokenizerLoad.take().get()
+        weights = try weightsLoad.take().get()
+        // The encoder indexes the word table with the tokenizer's ids: its rows must be the vocabulary.
+        _ = try weights.file.floats(Weights.wordTable, shape: [tokenizer.vocabularySize, Self.dimension])
     }
 
 
@@ -99,6 +117,8 @@ public final class MiniLM: Sendable {
     private func run(tokens: [[Int32]], threads: Int, normalize: Bool = true) -> [[Float]] {
         guard !tokens.isEmpty else { return [] }
         let workers = max(1, min(threads, tokens.count))
+        // Fewer sequences than threads (a query): each worker splits its products over the threads left over.
+        let lanes = max(1, threads / workers)
         // Longest first, dealt round-robin: every worker gets about the same number of tokens.
         let order = tokens.indices.sorted { tokens[$0].count > tokens[$1].count }
         var dealt = [[Int]](repeating: [], count: workers)
@@ -119,7 +139,7 @@ public final class MiniLM: Sendable {
                         end += 1
                     }
                     let batch = Array(group[start..<end])
-                    let vectors = forward(batch.map { tokens[$0] }, normalize: normalize)
+                    let vectors = forward(batch.map { tokens[$0] }, normalize: normalize, lanes: lanes)
                     for (index, vector) in zip(batch, vectors) { results.set(index, vector) }
                     start = end
                 }
@@ -128,8 +148,9 @@ public final class MiniLM: Sendable {
         return results.values
     }
 
-    /// Mean-pooled vectors of one packed batch, on the calling thread.
-    func forward(_ batch: [[Int32]], normalize: Bool) -> [[Float]] {
+    /// Mean-pooled vectors of one packed batch, on the calling thread and `lanes - 1` more: every product's columns
+    /// and the attention heads are split between them.
+    func forward(_ batch: [[Int32]], normalize: Bool, lanes: Int = 1) -> [[Float]] {
         let d = Self.dimension
         let d3 = 3 * d
         let lengths = batch.map(\.count)
@@ -139,8 +160,8 @@ public final class MiniLM: Sendable {
         let qkv = Buffer(total * d3)
         let attention = Buffer(total * d)
         let context = Buffer(total * d)
-        let scores = Buffer(longest * longest)
-        let inverseSums = Buffer(longest)
+        let scores = Buffer(lanes * longest * longest)
+        let inverseSums = Buffer(lanes * longest)
         let middle = Buffer(Self.feedForwardRows * Self.intermediate)
         defer { [h, qkv, attention, context, scores, inverseSums, middle].forEach { $0.free() } }
 
@@ -161,30 +182,45 @@ public final class MiniLM: Sendable {
 
         // 1/√32, times log₂e: the softmax then takes powers of 2, which are cheaper than e^x.
         let scale = 1.442_695_04 / Float(Self.headSize).squareRoot()
-        for layer in weights.layers {
-            // Q, K and V in one product: row t of qkv is [q_t | k_t | v_t].
-            Kernels.fillRows(qkv.pointer, rows: total, with: layer.qkv.bias, width: d3)
-            gemm(h.pointer, rows: total, inner: d, layer.qkv.weight, outer: d3, into: qkv.pointer, beta: 1)
+        let copy = total <= Self.inPlaceTokens && CPU.hasAVX2 ? nil : weights.relaid()
+        for (index, layer) in weights.layers.enumerated() {
+            let relaid = copy?.layers[index]
+            // Row t of qkv is [q_t | k_t | v_t]: with the copy, one product.
+            if let relaid {
+                Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
+                gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
+            } else {
+                for (part, dense) in [layer.query, layer.key, layer.value].enumerated() {
+                    inPlace(
+                        h.pointer, rows: total, inner: d, dense.weight, bias: dense.bias, outer: d,
+                        into: qkv.pointer + part * d, stride: d3, lanes: lanes)
+                }
+            }
             var offset = 0
             for n in lengths {
-                for head in 0..<Self.headCount {
-                    let column = offset * d3 + head * Self.headSize
-                    BLAS.sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(n), Int32(Self.headSize), scale,
-                        qkv.pointer + column, Int32(d3), qkv.pointer + column + d, Int32(d3), 0, scores.pointer,
-                        Int32(n))
-                    Kernels.softmaxRows(scores.pointer, rows: n, columns: n, stride: n, inverseSums: inverseSums.pointer,
-                        build: rowKernels)
-                    let out = context.pointer + offset * d + head * Self.headSize
-                    BLAS.sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(n), Int32(Self.headSize), Int32(n), 1,
-                        scores.pointer, Int32(n), qkv.pointer + column + 2 * d, Int32(d3), 0, out, Int32(d))
-                    Kernels.scaleHeadRows(out, rows: n, stride: d, factors: inverseSums.pointer)
+                Self.split(lanes) { lane in
+                    let scores = scores.pointer + lane * longest * longest
+                    let inverseSums = inverseSums.pointer + lane * longest
+                    for head in stride(from: lane, to: Self.headCount, by: lanes) {
+                        let column = offset * d3 + head * Self.headSize
+                        BLAS.sgemm(
+                            CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(n), Int32(Self.headSize), scale,
+                            qkv.pointer + column, Int32(d3), qkv.pointer + column + d, Int32(d3), 0, scores, Int32(n))
+                        Kernels.softmaxRows(scores, rows: n, columns: n, stride: n, inverseSums: inverseSums,
+                            build: rowKernels)
+                        let out = context.pointer + offset * d + head * Self.headSize
+                        BLAS.sgemm(
+                            CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(n), Int32(Self.headSize), Int32(n), 1,
+                            scores, Int32(n), qkv.pointer + column + 2 * d, Int32(d3), 0, out, Int32(d))
+                        Kernels.scaleHeadRows(out, rows: n, stride: d, factors: inverseSums)
+                    }
                 }
                 offset += n
             }
             // Output projection, then bias + residual + norm in one pass.
-            gemm(context.pointer, rows: total, inner: d, layer.output.weight, outer: d, into: attention.pointer, beta: 0)
+            multiply(
+                context.pointer, rows: total, inner: d, layer.output, relaid?.output, outer: d, into: attention.pointer,
+                lanes: lanes)
             Kernels.layerNorm(
                 attention.pointer, rows: total, bias: layer.output.bias, residual: h.pointer,
                 weight: layer.attentionNorm.weight, shift: layer.attentionNorm.bias, epsilon: Self.epsilon, build: rowKernels)
@@ -193,10 +229,14 @@ public final class MiniLM: Sendable {
             while start < total {
                 let rows = min(Self.feedForwardRows, total - start)
                 let block = attention.pointer + start * d
-                gemm(block, rows: rows, inner: d, layer.intermediate.weight, outer: Self.intermediate, into: middle.pointer, beta: 0)
+                multiply(
+                    block, rows: rows, inner: d, layer.intermediate, relaid?.intermediate, outer: Self.intermediate,
+                    into: middle.pointer, lanes: lanes)
                 Kernels.biasGELU(middle.pointer, rows: rows, width: Self.intermediate, bias: layer.intermediate.bias, build: rowKernels)
                 let out = h.pointer + start * d
-                gemm(middle.pointer, rows: rows, inner: Self.intermediate, layer.feedForward.weight, outer: d, into: out, beta: 0)
+                multiply(
+                    middle.pointer, rows: rows, inner: Self.intermediate, layer.feedForward, relaid?.feedForward, outer: d,
+                    into: out, lanes: lanes)
                 Kernels.layerNorm(
                     out, rows: rows, bias: layer.feedForward.bias, residual: block, weight: layer.outputNorm.weight,
                     shift: layer.outputNorm.bias, epsilon: Self.epsilon, build: rowKernels)
@@ -225,15 +265,77 @@ public final class MiniLM: Sendable {
         return vectors
     }
 
-    /// `out = x · W + beta · out` where W is the pre-transposed `[inner, outer]` layout.
+    /// `out = x · Wᵀ` for `file`, a matrix of the model file (`[outer, inner]`), through its re-laid-out `copy` when
+    /// there is one.
+    private func multiply(
+        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ file: Dense, _ copy: Dense?, outer: Int,
+        into out: UnsafeMutablePointer<Float>, lanes: Int
+    ) {
+        if let copy {
+            gemm(x, rows: rows, inner: inner, copy.weight, outer: outer, into: out, beta: 0, lanes: lanes)
+        } else {
+            inPlace(x, rows: rows, inner: inner, file.weight, bias: nil, outer: outer, into: out, stride: outer, lanes: lanes)
+        }
+    }
+
+    /// `out = x · Wᵀ + bias` (rows of `out` `stride` apart) for the file's `[outer, inner]` matrix W, read in place;
+    /// with `lanes` > 1 each lane takes its own rows of W.
+    private func inPlace(
+        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ weight: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
+        outer: Int, into out: UnsafeMutablePointer<Float>, stride: Int, lanes: Int
+    ) {
+        // Whole panels of three rows, the kernel's unit.
+        let share = (outer / lanes + 2) / 3 * 3
+        Self.split(lanes) { lane in
+            let first = lane * share
+            let count = min(share, outer - first)
+            guard count > 0 else { return }
+            trove_sgemm_nt_avx2(
+                Int32(rows), Int32(count), Int32(inner), x, Int32(inner), weight + first * inner, Int32(inner),
+                bias.map { $0 + first }, 0, out + first, Int32(stride))
+        }
+    }
+
+    /// `out = x · W + beta · out` where W is the pre-transposed `[inner, outer]` layout; with `lanes` > 1 each lane
+    /// multiplies its own block of W's columns. A one-query embedding streams all 42 MB of weights through these
+    /// products, more than one core's memory bandwidth carries in the time its arithmetic takes (BENCHMARKS.md).
     private func gemm(
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ weight: UnsafePointer<Float>, outer: Int,
-        into out: UnsafeMutablePointer<Float>, beta: Float
+        into out: UnsafeMutablePointer<Float>, beta: Float, lanes: Int
     ) {
-        BLAS.sgemm(
-            CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(outer), Int32(inner), 1, x, Int32(inner),
-            weight, Int32(outer), beta, out, Int32(outer))
+        // Blocks of whole 8-float vectors, so every lane's columns start aligned as the full product's do.
+        let share = (outer / lanes + 7) / 8 * 8
+        Self.split(lanes) { lane in
+            let first = lane * share
+            let count = min(share, outer - first)
+            guard count > 0 else { return }
+            BLAS.sgemm(
+                CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(count), Int32(inner), 1, x,
+                Int32(inner), weight + first, Int32(outer), beta, out + first, Int32(outer))
+        }
     }
+
+    /// Runs `body` for lanes 0..<`lanes` at once (the calling thread takes one), or inline for one lane.
+    private static func split(_ lanes: Int, _ body: (Int) -> Void) {
+        guard lanes > 1 else { return body(0) }
+        withoutActuallyEscaping(body) { body in
+            let lanesBody = LanesBody(run: body)
+            DispatchQueue.concurrentPerform(iterations: lanes) { lanesBody.run($0) }
+        }
+    }
+}
+
+/// A value one thread puts and another takes after both have finished (`concurrentPerform` returned).
+private final class Slot<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+    func put(_ new: Value) { value.withLock { $0 = new } }
+    func take() -> Value { value.withLock { $0.take()! } }
+}
+
+/// A forward pass's per-lane work, handed to other threads.
+private struct LanesBody: @unchecked Sendable {
+    // @unchecked: the lanes write disjoint columns and heads of buffers that outlive the `concurrentPerform` call.
+    let run: (Int) -> Void
 }
 
 /// Scratch memory of one forward pass.
@@ -257,150 +359,4 @@ private final class Results: @unchecked Sendable {
     }
     func set(_ index: Int, _ vector: [Float]) { storage[index] = vector }
     var values: [[Float]] { Array(storage) }
-}
-
-/// A linear layer: weight and bias.
-struct Dense: @unchecked Sendable {
-    // @unchecked: read-only pointers into the mapped file or into `Weights.owned`, which outlive every use.
-    let weight: UnsafePointer<Float>
-    let bias: UnsafePointer<Float>
-}
-
-/// Memory the weights own (the re-laid-out matrices), freed with the model.
-final class OwnedFloats: @unchecked Sendable {
-    // @unchecked: written once while loading, read-only afterwards.
-    let pointer: UnsafeMutablePointer<Float>
-    init(count: Int) { pointer = .allocate(capacity: count) }
-    deinit { pointer.deallocate() }
-}
-
-/// Pointers to every tensor the encoder reads; the mapping and the re-laid-out copies are kept alive alongside.
-///
-/// The matrices of the six layers are used transposed from PyTorch's `[out, in]` to `[in, out]`, so every product is
-/// a NoTrans·NoTrans `cblas_sgemm` (measured faster than letting OpenBLAS transpose while packing: 3–8% for chunks,
-/// ~17% for a one-query embedding, BENCHMARKS.md), and Q, K and V are concatenated into one `[384, 1152]` matrix: one
-/// larger product instead of three. That copy is 42 MB: it is mapped from `WeightsCache`'s file when one checks out,
-/// else made here (and written there). The embeddings and the norms stay in the model file's mapping.
-struct Weights: @unchecked Sendable {
-    // @unchecked: read-only pointers into `file`'s mapping and into `storage`, which this value retains.
-    struct Layer {
-        let qkv, output, intermediate, feedForward: Dense
-        let attentionNorm, outputNorm: Dense
-    }
-
-    let file: SafeTensors
-    /// The re-laid-out matrices: `OwnedFloats` or `MappedFloats`.
-    let storage: any Sendable
-    let word, position, tokenType: UnsafePointer<Float>
-    let embeddingNorm: Dense
-    let layers: [Layer]
-    /// Where the re-laid-out matrices came from.
-    let load: MiniLM.WeightsLoad
-    /// The model file's SHA-256 (lowercase hex), when a cache was read or written.
-    let sha256: String?
-
-    /// Floats per layer in the re-laid-out copy: qkv weight 3d·d + bias 3d, output d·d, intermediate d·f, feed-forward f·d.
-    static let floatsPerLayer = 3 * MiniLM.dimension * MiniLM.dimension + 3 * MiniLM.dimension
-        + MiniLM.dimension * MiniLM.dimension + 2 * MiniLM.dimension * MiniLM.intermediate
-
-    /// Reads `file`'s tensors; with `cachePath`, maps the re-laid-out matrices from there, or writes them there.
-    init(_ file: SafeTensors, vocabularySize: Int, cachePath: String?) throws {
-        self.file = file
-        let d = MiniLM.dimension
-        let f = MiniLM.intermediate
-        word = try file.floats("embeddings.word_embeddings.weight", shape: [vocabularySize, d])
-        position = try file.floats("embeddings.position_embeddings.weight", shape: [MiniLM.contextLength, d])
-        tokenType = try file.floats("embeddings.token_type_embeddings.weight", shape: [2, d])
-        func dense(_ name: String, _ shape: [Int]) throws -> Dense {
-            Dense(weight: try file.floats(name + ".weight", shape: shape), bias: try file.floats(name + ".bias", shape: [shape[0]]))
-        }
-        embeddingNorm = try dense("embeddings.LayerNorm", [d])
-        // The file's tensors, checked even when the copy comes from the cache (their biases and norms are used).
-        struct Source {
-            let parts: [Dense]
-            let output, intermediate, feedForward, attentionNorm, outputNorm: Dense
-        }
-        let sources = try (0..<MiniLM.layerCount).map { i in
-            let p = "encoder.layer.\(i)."
-            return Source(
-                parts: try ["query", "key", "value"].map { try dense(p + "attention.self." + $0, [d, d]) },
-                output: try dense(p + "attention.output.dense", [d, d]),
-                intermediate: try dense(p + "intermediate.dense", [f, d]),
-                feedForward: try dense(p + "output.dense", [d, f]),
-                attentionNorm: try dense(p + "attention.output.LayerNorm", [d]),
-                outputNorm: try dense(p + "output.LayerNorm", [d]))
-        }
-        let count = Self.floatsPerLayer * MiniLM.layerCount
-        let key = WeightsCache.Key(kernel: BLASRuntime.kernel, source: file.identity, floatCount: count)
-        let base: UnsafeMutablePointer<Float>
-        if let cachePath, let cached = WeightsCache.map(cachePath, key: key) {
-            storage = cached.floats
-            base = UnsafeMutablePointer(mutating: cached.floats.floats)
-            load = .mapped
-            sha256 = cached.sha256
-        } else {
-            let owned = OwnedFloats(count: count)
-            storage = owned
-            base = owned.pointer
-            Self.relayout(sources.map { ($0.parts, $0.output, $0.intermediate, $0.feedForward) }, into: base)
-            if let cachePath {
-                let digest = WeightsCache.sha256(file.bytes)
-                let written = WeightsCache.write(
-                    UnsafeBufferPointer(start: base, count: count), key: key, sha256: digest, to: cachePath)
-                load = written ? .rebuilt : .inMemory
-                sha256 = digest
-            } else {
-                load = .inMemory
-                sha256 = nil
-            }
-        }
-        layers = sources.enumerated().map { i, source in
-            let slots = Self.slots(layer: i, base: base)
-            return Layer(
-                qkv: Dense(weight: slots.qkvWeight, bias: slots.qkvBias),
-                output: Dense(weight: slots.output, bias: source.output.bias),
-                intermediate: Dense(weight: slots.intermediate, bias: source.intermediate.bias),
-                feedForward: Dense(weight: slots.feedForward, bias: source.feedForward.bias),
-                attentionNorm: source.attentionNorm, outputNorm: source.outputNorm)
-        }
-    }
-
-    /// Where layer `layer`'s matrices lie in the re-laid-out copy at `base`; the one definition of its layout.
-    private static func slots(layer: Int, base: UnsafeMutablePointer<Float>) -> (
-        qkvWeight: UnsafeMutablePointer<Float>, qkvBias: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
-        intermediate: UnsafeMutablePointer<Float>, feedForward: UnsafeMutablePointer<Float>
-    ) {
-        let d = MiniLM.dimension
-        let qkvWeight = base + layer * floatsPerLayer
-        let qkvBias = qkvWeight + 3 * d * d
-        let output = qkvBias + 3 * d
-        let intermediate = output + d * d
-        return (qkvWeight, qkvBias, output, intermediate, intermediate + d * MiniLM.intermediate)
-    }
-
-    /// Fills the copy at `base` from the file's `[out, in]` matrices of each layer.
-    private static func relayout(
-        _ layers: [(qkv: [Dense], output: Dense, intermediate: Dense, feedForward: Dense)],
-        into base: UnsafeMutablePointer<Float>
-    ) {
-        let d = MiniLM.dimension
-        let f = MiniLM.intermediate
-        /// Copies `source` (`[outer, inner]`) transposed into columns `column..<column+outer` of an `[inner, width]` matrix.
-        func transpose(_ source: UnsafePointer<Float>, outer: Int, inner: Int, into out: UnsafeMutablePointer<Float>, width: Int, column: Int) {
-            for o in 0..<outer {
-                let from = source + o * inner
-                for i in 0..<inner { out[i * width + column + o] = from[i] }
-            }
-        }
-        for (i, layer) in layers.enumerated() {
-            let slots = slots(layer: i, base: base)
-            for (index, part) in layer.qkv.enumerated() {
-                transpose(part.weight, outer: d, inner: d, into: slots.qkvWeight, width: 3 * d, column: index * d)
-                (slots.qkvBias + index * d).update(from: part.bias, count: d)
-            }
-            transpose(layer.output.weight, outer: d, inner: d, into: slots.output, width: d, column: 0)
-            transpose(layer.intermediate.weight, outer: f, inner: d, into: slots.intermediate, width: f, column: 0)
-            transpose(layer.feedForward.weight, outer: d, inner: f, into: slots.feedForward, width: d, column: 0)
-        }
-    }
 }

@@ -36,25 +36,44 @@ enum WeightsCache {
         return folder + "/model.safetensors.\(family.isEmpty ? "unknown" : family)-v\(layoutVersion).layout"
     }
 
+    /// The model's SHA-256 that the cache at `path` records, from its header alone (one `pread`, nothing mapped); nil
+    /// when it is missing or of another key or size. Its floats are checked when it is mapped (`map`).
+    static func recordedSHA256(_ path: String, key: Key) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: headerSize)
+        guard sizeMatches(descriptor, key: key),
+            bytes.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, headerSize, 0) }) == headerSize
+        else { return nil }
+        let header = bytes.withUnsafeBytes { Header($0) }
+        return header.matches(key) && header.sha256.utf8.count == 64 ? header.sha256 : nil
+    }
+
     /// The cache at `path` mapped read-only, with the model's SHA-256 it records; nil when it is missing, of
     /// another key or size, or its floats do not match their checksum.
     static func map(_ path: String, key: Key) -> (floats: MappedFloats, sha256: String)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var info = stat()
-        let expected = headerSize + 4 * key.floatCount
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == expected,
+        guard sizeMatches(descriptor, key: key),
             let mapping = MappedFloats(
-                descriptor: descriptor, length: expected, floatsAt: headerSize, count: key.floatCount)
+                descriptor: descriptor, length: headerSize + 4 * key.floatCount, floatsAt: headerSize,
+                count: key.floatCount)
         else { return nil }
         let header = Header(UnsafeRawBufferPointer(start: mapping.base, count: headerSize))
-        guard header.magic == magic, header.layoutVersion == layoutVersion, header.kernel == key.kernel,
-            header.source == key.source, header.floatCount == UInt64(key.floatCount),
+        guard header.matches(key),
             checksum(UnsafeRawBufferPointer(start: mapping.base + headerSize, count: 4 * key.floatCount))
                 == header.checksum
         else { return nil }
         return (mapping, header.sha256)
+    }
+
+    /// Whether the open file is a regular file of the size `key` makes.
+    private static func sizeMatches(_ descriptor: Int32, key: Key) -> Bool {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            && Int(info.st_size) == headerSize + 4 * key.floatCount
     }
 
     /// Writes `floats` under `key` (with the model's `sha256`) to a private temporary file renamed over `path`;
@@ -145,6 +164,12 @@ enum WeightsCache {
             self.source = source
             self.floatCount = floatCount
             self.checksum = checksum
+        }
+
+        /// Whether this header is of `key`'s layout, kernel, model file and size.
+        func matches(_ key: Key) -> Bool {
+            magic == WeightsCache.magic && layoutVersion == WeightsCache.layoutVersion && kernel == key.kernel
+                && source == key.source && floatCount == UInt64(key.floatCount)
         }
 
         /// Reads a header; fields of a too-short buffer stay zero.
