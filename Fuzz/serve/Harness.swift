@@ -6,7 +6,7 @@ import TroveSearch
 // and decoded, it is accepted as the same request; and it can be ranked — both fusions run with its parameters
 // (constant, weights, normalisation, scale depth) over rankings as deep as it asks, and every fused score is
 // finite, since a reply with a NaN or an infinity cannot be encoded as JSON.
-let embedding = "builtin all-minilm-l6-v2"
+let embedding = WarmSearch.Embedding(ollama: nil, builtinModels: "/models", openAI: nil)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

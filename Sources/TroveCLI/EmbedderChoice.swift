@@ -6,12 +6,13 @@ extension Settings {
     /// The built-in model's folder (`TROVE_MODELS`, `XDG_DATA_HOME`, `HOME`).
     var modelFolder: String { TroveConfiguration.defaultModelFolder(environment: environment) }
 
-    /// Everything that decides which embedder answers a search of an index, in words: a `trove serve` started
-    /// with other settings (another `--ollama`) refuses this client's searches instead of answering them.
-    var servingIdentity: String {
+    /// Everything that decides which model server embeds a search's query: a `trove serve` whose index uses other
+    /// settings (another `--ollama` for an index of Ollama's) refuses this client's searches instead of answering.
+    var servingEmbedding: WarmSearch.Embedding {
         var url = ollamaURL.absoluteString
         while url.hasSuffix("/") { url.removeLast() }
-        return "ollama at \(url), built-in models in \(modelFolder)"
+        return WarmSearch.Embedding(
+            ollama: url, builtinModels: modelFolder, openAI: openAIURL?.absoluteString ?? "")
     }
 
     /// What TroveKit needs to open the index these settings name.

@@ -229,7 +229,7 @@ struct SearchCommand: Command {
         // hits to explain, a --model to check) goes the cold way, which also gives errors their exit codes.
         if !cold, model == nil, vectorLoad == .map,
             let answer = WarmSearch.ask(
-                request, indexPath: settings.indexPath, embedding: settings.servingIdentity, warn: console.log),
+                request, indexPath: settings.indexPath, embedding: settings.servingEmbedding, warn: console.log),
             let hits = answer.hits, let model = answer.model, !hits.isEmpty
         {
             try print(hits, model: model, console)

@@ -45,7 +45,9 @@ struct ServeCommand: Command {
         Interrupts.onNext { stop.stop() }
         defer { Interrupts.clear() }
         try await WarmSearch.serve(
-            indexPath: settings.indexPath, embedding: settings.servingIdentity, stop: stop,
+            // Read once: a re-embed with another provider while serving is answered with the settings it started with.
+            indexPath: settings.indexPath, embedding: settings.servingEmbedding.used(by: try index.embedderKind()),
+            stop: stop,
             ready: { console.log("serving \(settings.indexPath) on \(socket); Ctrl-C stops") }
         ) { request in
             do {

@@ -55,6 +55,8 @@ public actor TroveIndex {
 
     /// The embedding model the index records, or nil for a new index.
     public func embeddingModel() throws -> String? { try store.manifest()?.model }
+    /// The kind of embedder the index records (`builtin`, `ollama`, `openai`); nil before its first run.
+    public func embedderKind() throws -> String? { try store.manifest()?.embedder }
 
     /// The embedder this index uses for indexing and queries.
     public func currentEmbedder() throws -> any Embedder {

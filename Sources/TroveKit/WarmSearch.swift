@@ -5,7 +5,7 @@ import TroveStore
 
 /// `trove serve`'s protocol over a Unix socket beside the index (`INDEX.sock`, mode 0600): the client writes one
 /// `Envelope` (protocol version, its embedding settings, a `SearchRequest`) as a JSON line, the server answers one
-/// JSON line, `{"protocol": 2, "hits": [SearchHit]}` or `{"protocol": 2, "error": "…", "code": "…"}`.
+/// JSON line, `{"protocol": 3, "hits": [SearchHit]}` or `{"protocol": 3, "error": "…", "code": "…"}`.
 ///
 /// Both ends treat the other as untrusted: sizes are capped, every read and write has a timeout, requests are
 /// validated before they reach the search, the socket must belong to the user on both sides (`st_uid` of the
@@ -13,7 +13,7 @@ import TroveStore
 /// silent or slow client never delays another's search (searches themselves run one at a time, in order).
 public enum WarmSearch {
     /// The protocol both ends speak; a client refuses any other (the server answers, the client searches alone).
-    public static let protocolVersion = 2
+    public static let protocolVersion = 3
 
     /// The socket for the index at `indexPath`: beside a SQLite file; for a PostgreSQL URL, which has no folder of
     /// its own, `/tmp/trove-UID-HASH.sock` (HASH of the URL without its password: one server per user and index,
@@ -46,9 +46,9 @@ public enum WarmSearch {
     public struct Envelope: Codable, Sendable {
         /// `WarmSearch.protocolVersion` of the client.
         public var `protocol`: Int
-        /// The client's embedding settings (`Settings.servingIdentity` in the CLI): a server with other settings
-        /// refuses, so the client never gets vectors of another model server.
-        public var embedding: String
+        /// The client's embedding settings (`Settings.servingEmbedding` in the CLI): a server whose index uses other
+        /// ones refuses, so the client never gets vectors of another model server.
+        public var embedding: Embedding
         public var request: SearchRequest
     }
 
@@ -98,7 +98,7 @@ public enum WarmSearch {
     /// process: a socket owned by someone else, another protocol version, other embedding settings. A server-side
     /// search error is returned as `error` for the caller to judge.
     public static func ask(
-        _ request: SearchRequest, indexPath: String, embedding: String, limits: Limits = Limits(),
+        _ request: SearchRequest, indexPath: String, embedding: Embedding, limits: Limits = Limits(),
         warn: (String) -> Void = { _ in }
     ) -> Response? {
         let path = socketPath(forIndex: indexPath)
@@ -156,9 +156,10 @@ public enum WarmSearch {
     /// Listens on the index's socket until `stop` is raised (SIGINT/SIGTERM in `trove serve`), then removes the
     /// socket and returns. Requests from several clients are read at once; `answer` runs for one at a time, in
     /// arrival order. A stale socket file (no server behind it) is replaced; a live one is an error.
-    /// `embedding` is the server's embedding settings: a client sending others is refused, never answered.
+    /// `embedding` is the settings the server's index uses (`Embedding.used(by:)`): a client whose own differ there is
+    /// refused, never answered.
     public static func serve(
-        indexPath: String, embedding: String, limits: Limits = Limits(), stop: StopSignal? = nil,
+        indexPath: String, embedding: Embedding, limits: Limits = Limits(), stop: StopSignal? = nil,
         ready: () -> Void, answer: (SearchRequest) async -> Response
     ) async throws {
         let path = socketPath(forIndex: indexPath)
@@ -220,7 +221,7 @@ public enum WarmSearch {
 
     /// Accepts until `stop`, handing each connection to a reader thread; finishes `queue` and closes `listener`.
     private static func acceptLoop(
-        _ listener: Int32, embedding: String, limits: Limits, gate: ConnectionGate, stop: StopSignal,
+        _ listener: Int32, embedding: Embedding, limits: Limits, gate: ConnectionGate, stop: StopSignal,
         queue: AsyncStream<Job>.Continuation
     ) {
         defer {
@@ -264,7 +265,7 @@ public enum WarmSearch {
     }
 
     /// The connection's request, decoded and validated, or the refusal to send back.
-    private static func read(_ connection: Int32, embedding: String, limits: Limits) -> Result<SearchRequest, Refused>
+    private static func read(_ connection: Int32, embedding: Embedding, limits: Limits) -> Result<SearchRequest, Refused>
     {
         func refuse(_ code: Refusal, _ message: String) -> Result<SearchRequest, Refused> {
             .failure(Refused(response: Response(error: message, code: code.rawValue)))
@@ -280,7 +281,7 @@ public enum WarmSearch {
 
     /// A request line checked as the server checks it: JSON, the protocol version, the embedding settings, then
     /// every field's range. Public so the fuzz target and the tests exercise exactly the server's checks.
-    public static func decode(_ line: Data, embedding: String) -> Result<SearchRequest, Refused> {
+    public static func decode(_ line: Data, embedding: Embedding) -> Result<SearchRequest, Refused> {
         func refuse(_ code: Refusal, _ message: String) -> Result<SearchRequest, Refused> {
             .failure(Refused(response: Response(error: message, code: code.rawValue)))
         }
@@ -299,10 +300,9 @@ public enum WarmSearch {
         } catch {
             return refuse(.badRequest, "bad request: \(Self.describe(error))")
         }
-        guard envelope.embedding == embedding else {
-            return refuse(
-                .embedding,
-                "the running trove serve embeds with \(embedding), this search asked for \(envelope.embedding)")
+        let asked = embedding.seen(from: envelope.embedding)
+        guard asked == embedding else {
+            return refuse(.embedding, "the running trove serve embeds with \(embedding), this search asked for \(asked)")
         }
         do {
             try envelope.request.validate()

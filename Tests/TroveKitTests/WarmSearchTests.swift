@@ -17,16 +17,16 @@ private final class Server: Sendable {
     let stop = StopSignal()
     let answered = Count()
     private let task: Task<Void, any Error>
-    static let embedding = "ollama at http://127.0.0.1:11434, built-in models in /m"
+    static let embedding = WarmSearch.Embedding(ollama: "http://127.0.0.1:11434", builtinModels: "/m", openAI: "")
 
-    init(limits: WarmSearch.Limits = WarmSearch.Limits()) async throws {
+    init(limits: WarmSearch.Limits = WarmSearch.Limits(), embedding: WarmSearch.Embedding = Server.embedding) async throws {
         folder = try TemporaryDirectory()
         indexPath = folder.path + "/i.sqlite"
         let (path, stop, answered) = (indexPath, stop, answered)
         let started = AsyncStream<Void>.makeStream()
         task = Task.detached {
             try await WarmSearch.serve(
-                indexPath: path, embedding: Server.embedding, limits: limits, stop: stop,
+                indexPath: path, embedding: embedding, limits: limits, stop: stop,
                 ready: { started.continuation.yield() }
             ) { request in
                 answered.value.add(1, ordering: .relaxed)
@@ -88,7 +88,10 @@ private func object(_ data: Data) -> [String: Any]? {
 }
 
 private func envelope(_ request: String, protocol version: Int = WarmSearch.protocolVersion) -> [UInt8] {
-    Array(#"{"protocol": \#(version), "embedding": "\#(Server.embedding)", "request": \#(request)}"#.utf8) + [0x0A]
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .withoutEscapingSlashes
+    let embedding = String(decoding: try! encoder.encode(Server.embedding), as: UTF8.self)
+    return Array(#"{"protocol": \#(version), "embedding": \#(embedding), "request": \#(request)}"#.utf8) + [0x0A]
 }
 
 /// A valid request as the client encodes it (every field), compact JSON.
@@ -203,7 +206,8 @@ struct WarmSearchTests {
         for _ in 0..<2 {
             let response = await blocking {
                 WarmSearch.ask(
-                    SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: "ollama at http://other:1",
+                    SearchRequest(query: "q", mode: .keyword), indexPath: indexPath,
+                    embedding: WarmSearch.Embedding(ollama: "http://other:1", builtinModels: "/m", openAI: ""),
                     warn: { message in warnings.withLock { $0.append(message) } })
             }
             #expect(response == nil)
@@ -211,8 +215,26 @@ struct WarmSearchTests {
         #expect(
             warnings.withLock { $0 } == [
                 "the running trove serve embeds with \(Server.embedding), this search asked for "
-                    + "ollama at http://other:1 — searching without it"
+                    + "ollama at http://other:1, built-in models in /m, no OpenAI-compatible server — searching without it"
             ])
+        try await server.finish()
+    }
+
+    @Test("a setting the index does not use (another Ollama beside a built-in index) still gets the server's answer")
+    func unusedSettingsAgree() async throws {
+        let server = try await Server(embedding: Server.embedding.used(by: "builtin"))
+        let indexPath = server.indexPath
+        let otherOllama = WarmSearch.Embedding(ollama: "http://other:1", builtinModels: "/m", openAI: "http://x/v1")
+        let answered = await blocking {
+            WarmSearch.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: otherOllama)
+        }
+        #expect(answered?.hits?.count == 1)
+        let otherModels = WarmSearch.Embedding(ollama: "http://127.0.0.1:11434", builtinModels: "/elsewhere", openAI: "")
+        let refused = await blocking {
+            WarmSearch.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: otherModels)
+        }
+        #expect(refused == nil)
+        #expect(server.answered.value.load(ordering: .relaxed) == 1)
         try await server.finish()
     }
 
@@ -252,7 +274,7 @@ struct WarmSearchTests {
         #expect(!FileManager.default.fileExists(atPath: server.socketPath))
     }
 
-    @Test("decode checks the same things the server does", arguments: ["", "{}", "[]", "null", #"{"protocol": 2}"#])
+    @Test("decode checks the same things the server does", arguments: ["", "{}", "[]", "null", #"{"protocol": 3}"#])
     func decodeRefuses(line: String) {
         guard case .failure = WarmSearch.decode(Data(line.utf8), embedding: Server.embedding) else {
             Issue.record("accepted \(line)")
