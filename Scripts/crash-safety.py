@@ -48,6 +48,12 @@ def contents(path):
     return rows
 
 
+def copy(source, destination):
+    """A whole copy of the index at `source`, its WAL included (SQLite's backup, not a copy of the main file)."""
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as db, sqlite3.connect(destination) as out:
+        db.backup(out)
+
+
 def check(path):
     """Problems of the index at `path` as found right after a kill: integrity and half-written documents."""
     problems = []
@@ -182,7 +188,7 @@ def main():
         # --reembed embeds every chunk again (no reuse between copies), so it runs on fewer copies.
         folder, reference_path, reference, _ = prepare(args.reembed_copies)
         timing = os.path.join(work, "reembed-timing.sqlite")
-        shutil.copy(reference_path, timing)
+        copy(reference_path, timing)
         started = time.monotonic()
         if run(timing, folder, "--reembed").returncode != 0:
             sys.exit("the uninterrupted --reembed failed")
@@ -203,7 +209,7 @@ def main():
             index = os.path.join(work, f"trial-{label.replace(' ', '')}-{trials}.sqlite")
             trials += 1
             if reembed:
-                shutil.copy(reference_path, index)
+                copy(reference_path, index)
             killed, problems, took = trial(index, folder, reference, duration, reembed)
             duration = took
             killed_total += killed

@@ -38,6 +38,12 @@ struct BuiltinEmbedderTests {
             ["index", "--quiet", "--embedder", "builtin", corpora], index: index, environment: BuiltinModel.environment)
         try #require(indexed.status == 0, "index failed: \(indexed.error)")
         #expect(indexed.output.contains("with all-minilm-l6-v2 in"))
+        // The run's WAL is folded into the file: a copy of the file alone (a backup with cp) is the whole index.
+        let copy = folder.path + "/copy.sqlite"
+        try FileManager.default.copyItem(atPath: index, toPath: copy)
+        let copied = await trove(["status", "--json"], index: copy, environment: BuiltinModel.environment)
+        let status = try JSONSerialization.jsonObject(with: Data(copied.output.utf8)) as? [String: Any]
+        #expect(status?["chunks"] as? Int == 276, "\(copied.output) \(copied.error)")
         for (query, expected) in semanticQueries {
             // No Ollama is given: search must run on the embedder the index records.
             let run = await trove(["search", "--json", "-n", "3", query], index: index, environment: BuiltinModel.environment)
