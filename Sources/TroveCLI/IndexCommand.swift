@@ -103,7 +103,7 @@ struct IndexCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, console: console)
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
-        let isNew = !FileManager.default.fileExists(atPath: settings.indexPath)
+        let isNew = try !IndexLocation.indexExists(settings.indexPath)
         if isNew && roots.isEmpty {
             throw UsageError("no index at \(settings.indexPath) yet — name a folder: trove index FOLDER")
         }

@@ -79,7 +79,7 @@ struct WatchCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
-        if !FileManager.default.fileExists(atPath: settings.indexPath) && roots.isEmpty {
+        if roots.isEmpty, try !IndexLocation.indexExists(settings.indexPath) {
             throw UsageError("no index at \(settings.indexPath) yet — name a folder: trove watch FOLDER")
         }
         let index = try settings.createIndex(kindFlag: embedderKind, modelFlag: model)

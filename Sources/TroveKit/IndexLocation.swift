@@ -1,3 +1,5 @@
+import TroveStore
+
 /// Where the index file lives when the user does not say.
 public enum IndexLocation {
     /// `--index PATH`, else `TROVE_INDEX`, else `$XDG_DATA_HOME/trove/index.sqlite`, else `~/.local/share/trove/index.sqlite`.
@@ -6,6 +8,18 @@ public enum IndexLocation {
         if let path = environment["TROVE_INDEX"], !path.isEmpty { return expandingTilde(path, environment: environment) }
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/trove/index.sqlite" }
         return home(environment) + "/.local/share/trove/index.sqlite"
+    }
+
+    /// Whether an index exists at `location`: a file at the path, or, for a PostgreSQL URL, a schema Trove created
+    /// there (the server is asked; an unreachable one throws, which a caller reports as such).
+    public static func indexExists(_ location: String) throws -> Bool {
+        guard StoreLocation.isPostgres(location) else { return StoreLocation.exists(location) }
+        do {
+            _ = try StoreLocation.open(location, createIfMissing: false)
+            return true
+        } catch let error as StoreError where error.code == .missingIndex {
+            return false
+        }
     }
 
     /// `~` and `~/x` become the home folder, as a shell would have done had the path not been quoted.

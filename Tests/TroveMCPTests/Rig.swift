@@ -25,7 +25,8 @@ final class Rig: Sendable {
         "# Tricky\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\nbell \u{07} escape \u{1B}[31m nul-free \u{01}\n"
         + "\"quoted\" \\ backslash\ttab\n"
 
-    init(chatDelayMilliseconds: Int = 0, maxInFlight: Int = 64) async throws {
+    /// `kind` chooses the store: a SQLite file in the rig's folder, or a fresh schema on the test PostgreSQL server.
+    init(chatDelayMilliseconds: Int = 0, maxInFlight: Int = 64, kind: StoreKind = .sqlite) async throws {
         server = try FakeOllamaServer(models: [.embedding("nomic-embed-text"), .chat("llama3.2")])
         server.streaming.delayMilliseconds = chatDelayMilliseconds
         server.streaming.reply = "Use the bastion host as a jump host for every ssh session [1]."
@@ -34,7 +35,7 @@ final class Rig: Sendable {
         try folder.write("notes/garden.md", "# Garden\n\nWater the basil when the soil is dry.\n\nPrune tomatoes.\n")
         try folder.write("notes/tricky.md", Self.trickyNote)
         notes = folder.path + "/notes"
-        indexPath = folder.path + "/i.sqlite"
+        indexPath = kind == .sqlite ? folder.path + "/i.sqlite" : try await kind.freshLocation(in: folder.path)
         let configuration = Rig.configuration(server: server, indexPath: indexPath)
         let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
         for try await _ in try await index.index(IndexOptions(roots: [notes])) {}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveMCP
+import TroveTestSupport
 
 /// The official MCP Python SDK's venv (`../shared/tools/mcp-client`, set up by its setup.sh; `.ci/run` does it),
 /// or `TROVE_MCP_CLIENT` naming that folder. Without it these tests are skipped, saying so.
@@ -60,6 +61,49 @@ struct SDKClientTests {
         let read = out["reads"]?.arrayValue?.first?["contents"]?.arrayValue?.first?["text"]?.stringValue
         #expect(read == "# SSH\n\nConnect through the bastion host with ssh -J bastion.")
         #expect(!run.error.contains("Traceback"))
+    }
+
+    @Test(
+        "search, get and status through the SDK answer the same on SQLite and PostgreSQL",
+        .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
+    func sameOnBothStores() async throws {
+        var answers: [[JSON]] = []
+        for kind in StoreKind.allCases {
+            let rig = try await Rig(kind: kind)
+            let arguments =
+                [mcpClientFolder + "/session.py"]
+                + ["--call", "search", #"{"query": "bastion ssh", "limit": 3}"#]
+                + ["--call", "search", #"{"query": "basil", "mode": "keyword", "path": ["garden.md"]}"#]
+                + ["--call", "get", #"{"path": "garden.md", "start_line": 3, "end_line": 5}"#]
+                + ["--call", "status", "{}"]
+                + ["--"] + serverCommand(rig)
+            let run = try await runProcess(sdkPython, arguments)
+            #expect(run.status == 0, "\(kind): \(run.error)")
+            let out = try #require(JSON.parse(Data(run.output.utf8)), "\(kind): \(run.output)")
+            let calls = try #require(out["calls"]?.arrayValue, "\(kind)")
+            #expect(calls.map { $0["is_error"] } == [false, false, false, false], "\(kind): \(calls)")
+            #expect(calls[0]["structured"]?["hits"]?.arrayValue?.first?["path"] == .string(rig.notes + "/ssh.md"))
+            #expect(calls[1]["structured"]?["hits"]?.arrayValue?.count == 1, "\(kind)")
+            #expect(calls[3]["structured"]?["documents"] == 3 && calls[3]["structured"]?["chunks"] == 3, "\(kind)")
+            // Paths differ (each rig has its own folder); cosines in their last digits (BLAS vs pgvector); BM25
+            // scores by the stores' keyword engines (FTS5's porter tokenizer, PostgreSQL's english stemmer).
+            answers.append(calls.prefix(3).map { Self.comparable($0["structured"] ?? .null, notes: rig.notes) })
+        }
+        #expect(answers[0] == answers[1])
+    }
+
+    /// A tool result with the rig's folder taken out of every string, every number rounded to 4 places, and the
+    /// BM25 scores (`keyword_score`, and `score` which is BM25 in keyword mode) left out.
+    private static func comparable(_ value: JSON, notes: String) -> JSON {
+        switch value {
+        case .string(let text): return .string(text.replacingOccurrences(of: notes, with: "NOTES"))
+        case .number(let number): return .number((number * 10_000).rounded() / 10_000)
+        case .array(let items): return .array(items.map { comparable($0, notes: notes) })
+        case .object(let fields):
+            return .object(
+                fields.filter { $0.key != "keyword_score" && $0.key != "score" }.mapValues { comparable($0, notes: notes) })
+        default: return value
+        }
     }
 
     @Test("auto mode (server/discover first) falls back to initialize at once: well under 3 s")
