@@ -8,6 +8,8 @@ public final class Retriever {
     package let manifest: IndexManifest
     /// Where vector candidates come from: a BLAS scan of the store's snapshot, or the store's own query.
     private let vectors: any VectorRanking
+    /// The store when it evaluates filters in its own queries (PostgreSQL), nil for a snapshot store.
+    private let queryStore: (any VectorQueryStore)?
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
     package init(store: any IndexBackend) throws {
@@ -16,10 +18,11 @@ public final class Retriever {
         }
         self.store = store
         self.manifest = manifest
+        queryStore = store as? any VectorQueryStore
         if let snapshots = store as? any VectorSnapshotStore {
             vectors = MatrixRanking(store: snapshots)
-        } else if let queries = store as? any VectorQueryStore {
-            vectors = StoreRanking(store: queries)
+        } else if let queryStore {
+            vectors = StoreRanking(store: queryStore)
         } else {
             throw IndexError(code: .empty, message: "index \(store.location) cannot rank vectors with this trove")
         }
@@ -76,8 +79,8 @@ public final class Retriever {
         guard request.limit > 0 else { return [] }
         precondition(request.mode == .keyword || queryVector != nil, "a vector search needs the query's vector")
         // Filters become the candidate set before anything is ranked, so top-k is taken among matching documents.
-        let allowed = try allowedChunkIDs(request.filter)
-        if let allowed, allowed.isEmpty { return [] }
+        let allowed = try restriction(request.filter)
+        if allowed?.allowsNothing == true { return [] }
         // A vector ranking restricted to the allowed chunks (a row mask, or the store's WHERE clause), set up once.
         let nearest = try (request.mode == .keyword ? nil : queryVector).map { vector in
             try vectors.ranking(
@@ -91,9 +94,8 @@ public final class Retriever {
             let keywordHits =
                 request.mode == .vector
                 ? []
-                : try store.keywordSearch(
-                    KeywordQuery.meaningfulText(request.query), limit: depth, allowedChunkIDs: allowed,
-                    bm25: request.bm25)
+                : try keywordSearch(
+                    KeywordQuery.meaningfulText(request.query), limit: depth, allowed: allowed, bm25: request.bm25)
 
             var candidates: [Candidate]
             switch request.mode {
@@ -153,16 +155,79 @@ public final class Retriever {
 
     /// Chunk ids of the documents `filter` allows, ascending; nil when the filter allows everything.
     public func allowedChunkIDs(_ filter: SearchFilter) throws -> [Int64]? {
+        switch try restriction(filter) {
+        case nil: return nil
+        case .chunks(let ids): return ids
+        case .documents(let conditions):
+            return try store.chunkIDs(inDocuments: documents(matching: conditions).map(\.id))
+        }
+    }
+
+    /// Whether any indexed document passes `filter`.
+    public func anyDocumentMatches(_ filter: SearchFilter) throws -> Bool {
+        switch try restriction(filter) {
+        case nil: return true
+        case .chunks(let ids): return !ids.isEmpty
+        case .documents(let conditions): return try !documents(matching: conditions, limit: 1).isEmpty
+        }
+    }
+
+    /// What `filter` allows, as the store takes it: the allowed chunk ids for a snapshot store (its row mask), the
+    /// conditions themselves for a store that evaluates them in its queries (PostgreSQL's `WHERE` clause), so no
+    /// list of every allowed chunk is built. nil when the filter allows everything.
+    private func restriction(_ filter: SearchFilter) throws -> CandidateRestriction? {
         guard !filter.isEmpty else { return nil }
+        var rootPaths: [String]?
         if !filter.roots.isEmpty {
             let indexed = try store.roots().map(\.path)
             for name in filter.roots where !indexed.contains(where: { SearchFilter.root($0, isNamed: name) }) {
                 throw SearchFilterError(
                     "no indexed folder is called '\(name)' — indexed: \(indexed.joined(separator: ", "))")
             }
+            rootPaths = indexed.filter { path in filter.roots.contains { SearchFilter.root(path, isNamed: $0) } }
         }
-        let documents = try store.searchableDocuments().filter(filter.matches).map(\.id)
-        return try store.chunkIDs(inDocuments: documents)
+        var conditions = filter.conditions(rootPaths: rootPaths)
+        guard queryStore != nil else {
+            let documents = try store.searchableDocuments().filter { conditions.matches($0) && filter.pathMatches($0) }
+            return .chunks(try store.chunkIDs(inDocuments: documents.map(\.id)))
+        }
+        if !filter.pathGlobs.isEmpty {
+            // Globs stay in Swift: they match path segments byte by byte (fnmatch over UTF-8, `?` one byte, `[…]`
+            // byte ranges), which PostgreSQL's character-wise LIKE and regular expressions would match differently
+            // on non-ASCII names. They are evaluated over the documents the other conditions leave (one row per
+            // document, not per passage) and reach the query as document ids.
+            let chosen = try documents(matching: conditions).filter(filter.pathMatches).map(\.id)
+            conditions.documentIDs = Set(chosen)
+        }
+        return .documents(conditions)
+    }
+
+    /// The documents meeting `conditions`, from the store's own query (only for a query store).
+    private func documents(matching conditions: DocumentConditions, limit: Int? = nil) throws
+        -> [SearchableDocument]
+    {
+        guard let queryStore else {
+            return try store.searchableDocuments().filter(conditions.matches).prefix(limit ?? .max).map { $0 }
+        }
+        return try queryStore.searchableDocuments(matching: conditions, limit: limit)
+    }
+
+    /// The keyword ranking restricted as the filter says: to chunk ids, or by conditions in the store's query.
+    private func keywordSearch(_ query: String, limit: Int, allowed: CandidateRestriction?, bm25: BM25) throws
+        -> [KeywordHit]
+    {
+        switch allowed {
+        case .documents(let conditions)?:
+            guard let queryStore else {
+                let ids = try store.chunkIDs(inDocuments: documents(matching: conditions).map(\.id))
+                return try store.keywordSearch(query, limit: limit, allowedChunkIDs: ids, bm25: bm25)
+            }
+            return try queryStore.keywordSearch(query, limit: limit, matching: conditions, bm25: bm25)
+        case .chunks(let ids)?:
+            return try store.keywordSearch(query, limit: limit, allowedChunkIDs: ids, bm25: bm25)
+        case nil:
+            return try store.keywordSearch(query, limit: limit, allowedChunkIDs: nil, bm25: bm25)
+        }
     }
 
     /// Readies the vectors for ranking: loads a snapshot store's matrix (from its flat cache file when that is

@@ -38,17 +38,21 @@ public struct SearchFilter: Sendable, Equatable, Codable {
 
     /// Whether `document` passes every condition.
     package func matches(_ document: SearchableDocument) -> Bool {
-        if let since = modifiedSince, document.modifiedNanoseconds < since { return false }
-        if let before = modifiedBefore, document.modifiedNanoseconds >= before { return false }
-        if !extensions.isEmpty {
-            let name = document.path.split(separator: "/").last.map(String.init) ?? document.path
-            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
-            let ext = name[name.index(after: dot)...].lowercased()
-            guard extensions.contains(where: { Self.normalizedExtension($0) == ext }) else { return false }
-        }
+        guard conditions(rootPaths: nil).matches(document) else { return false }
         if !roots.isEmpty, !roots.contains(where: { Self.root(document.rootPath, isNamed: $0) }) { return false }
-        if !pathGlobs.isEmpty, !pathGlobs.contains(where: { Self.glob($0, matches: document) }) { return false }
-        return true
+        return pathMatches(document)
+    }
+
+    /// The conditions a store can evaluate itself: everything but the path globs, with the roots already resolved
+    /// to the absolute paths of the indexed folders they name (nil: any root).
+    package func conditions(rootPaths: [String]?) -> DocumentConditions {
+        DocumentConditions(
+            rootPaths: rootPaths, extensions: extensions, modifiedSince: modifiedSince, modifiedBefore: modifiedBefore)
+    }
+
+    /// Whether the document's path matches one of the globs (true when there are none).
+    package func pathMatches(_ document: SearchableDocument) -> Bool {
+        pathGlobs.isEmpty || pathGlobs.contains(where: { Self.glob($0, matches: document) })
     }
 
     /// Whether the indexed folder at `rootPath` is the one called `name` (its absolute path or last component).
@@ -57,10 +61,6 @@ public struct SearchFilter: Sendable, Equatable, Codable {
         let trimmedName = trimSlashes(name)
         if name.hasPrefix("/") { return trimmedRoot == trimmedName }
         return trimmedRoot.split(separator: "/").last.map(String.init) == trimmedName
-    }
-
-    static func normalizedExtension(_ text: String) -> String {
-        (text.hasPrefix(".") ? String(text.dropFirst()) : text).lowercased()
     }
 
     private static func trimSlashes(_ path: String) -> String {

@@ -94,7 +94,7 @@ public actor TroveIndex {
 
     /// Whether any indexed document passes `filter` (to tell "nothing matched the filters" from "no match").
     public func anyDocumentMatches(_ filter: SearchFilter) throws -> Bool {
-        try currentRetriever().allowedChunkIDs(filter)?.isEmpty != true
+        try currentRetriever().anyDocumentMatches(filter)
     }
 
     /// Reloads now if another process changed the index (every search does this itself); true when it did, after a

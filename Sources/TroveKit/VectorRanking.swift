@@ -2,17 +2,32 @@ import TroveBLAS
 import TroveSearch
 import TroveStore
 
+/// Which passages a search may rank: listed by chunk id (a snapshot store's row mask), or as document conditions
+/// the store evaluates inside its own queries (PostgreSQL's `WHERE` clause).
+enum CandidateRestriction {
+    case chunks([Int64])
+    case documents(DocumentConditions)
+
+    /// True when nothing can pass.
+    var allowsNothing: Bool {
+        switch self {
+        case .chunks(let ids): ids.isEmpty
+        case .documents(let conditions): conditions.allowsNothing
+        }
+    }
+}
+
 /// Where the retriever's vector candidates come from: a snapshot of the matrix ranked by BLAS in this process
 /// (SQLite), or the store's own query with the filter inside it (PostgreSQL + pgvector). Everything else of a
 /// search (keywords, fusion, grouping, the winners' text) is the same code for both.
 protocol VectorRanking: AnyObject {
     /// Readies the vectors (a snapshot store loads its matrix; a query store has nothing to load).
     func prepare() throws
-    /// A ranking of the passages against `query` (unit length), restricted to `allowed` chunk ids when given:
+    /// A ranking of the passages against `query` (unit length), restricted to what `allowed` allows when given:
     /// called with a depth k, it returns the best k at or above `minScore`, best first. The restriction is set up
     /// once, so the retriever can ask again deeper.
-    func ranking(query: [Float], allowed: [Int64]?, minScore: Float, quantized: Bool) throws -> (Int) throws
-        -> [ScoredRow]
+    func ranking(query: [Float], allowed: CandidateRestriction?, minScore: Float, quantized: Bool) throws
+        -> (Int) throws -> [ScoredRow]
     /// The cosine of each of these chunks with `query`, for candidates that only the keyword ranking found.
     func similarities(of chunkIDs: [Int64], query: [Float]) throws -> [Int64: Float]
 }
@@ -47,12 +62,12 @@ final class MatrixRanking: VectorRanking {
         return loaded
     }
 
-    func ranking(query: [Float], allowed: [Int64]?, minScore: Float, quantized: Bool) throws -> (Int) throws
-        -> [ScoredRow]
+    func ranking(query: [Float], allowed: CandidateRestriction?, minScore: Float, quantized: Bool) throws
+        -> (Int) throws -> [ScoredRow]
     {
         let matrix = try loadedMatrix()
         // The filter becomes a row mask before anything is scored, so top-k is taken among the allowed rows.
-        let mask = allowed.map { matrix.mask(allowingIDs: $0) }
+        let mask = try allowed.map { matrix.mask(allowingIDs: try ids($0)) }
         let searcher = VectorSearcher(matrix: matrix)
         let quantizedSearcher = quantized ? self.quantized(matrix) : nil
         return { depth in
@@ -62,6 +77,15 @@ final class MatrixRanking: VectorRanking {
                 return searcher.search(query: query, k: depth, minScore: minScore, allowed: mask)
             }
             return searcher.search(query: query, k: depth, minScore: minScore)
+        }
+    }
+
+    /// The chunk ids a restriction allows (conditions are evaluated here, over the store's documents).
+    private func ids(_ restriction: CandidateRestriction) throws -> [Int64] {
+        switch restriction {
+        case .chunks(let ids): return ids
+        case .documents(let conditions):
+            return try store.chunkIDs(inDocuments: store.searchableDocuments().filter(conditions.matches).map(\.id))
         }
     }
 
@@ -95,14 +119,20 @@ final class StoreRanking: VectorRanking {
 
     func prepare() throws {}
 
-    func ranking(query: [Float], allowed: [Int64]?, minScore: Float, quantized: Bool) throws -> (Int) throws
-        -> [ScoredRow]
+    func ranking(query: [Float], allowed: CandidateRestriction?, minScore: Float, quantized: Bool) throws
+        -> (Int) throws -> [ScoredRow]
     {
         let store = store
         return { depth in
-            try store.nearestChunks(to: query, limit: depth, minScore: minScore, allowedChunkIDs: allowed).map {
-                ScoredRow(id: $0.chunkID, score: $0.score)
-            }
+            let hits =
+                switch allowed {
+                case .documents(let conditions)?:
+                    try store.nearestChunks(to: query, limit: depth, minScore: minScore, matching: conditions)
+                case .chunks(let ids)?:
+                    try store.nearestChunks(to: query, limit: depth, minScore: minScore, allowedChunkIDs: ids)
+                case nil: try store.nearestChunks(to: query, limit: depth, minScore: minScore, allowedChunkIDs: nil)
+                }
+            return hits.map { ScoredRow(id: $0.chunkID, score: $0.score) }
         }
     }
 

@@ -129,7 +129,7 @@ public protocol VectorSnapshotStore: IndexBackend {
     func loadVectorsCached() throws -> StoredVectors
 }
 
-/// A store that ranks vectors in its own query engine (PostgreSQL + pgvector).
+/// A store that ranks vectors in its own query engine (PostgreSQL + pgvector), and evaluates search filters there.
 public protocol VectorQueryStore: IndexBackend {
     /// The `limit` chunks most similar to `query` (unit length) by cosine, best first (ties by chunk id), scoring
     /// at least `minScore`, only among `allowedChunkIDs` when given: the restriction is part of the query, so it
@@ -138,6 +138,17 @@ public protocol VectorQueryStore: IndexBackend {
         -> [VectorHit]
     /// The cosine similarity of each of these chunks with `query`; chunks without a vector are absent.
     func similarities(ofChunks chunkIDs: [Int64], to query: [Float]) throws -> [Int64: Float]
+
+    // Filters evaluated in the store's own queries: no list of every allowed chunk is built or sent.
+
+    /// `nearestChunks` among the chunks of the documents meeting `conditions`, which are part of the query.
+    func nearestChunks(to query: [Float], limit: Int, minScore: Float, matching conditions: DocumentConditions)
+        throws -> [VectorHit]
+    /// `keywordSearch` among the chunks of the documents meeting `conditions`, which are part of the query.
+    func keywordSearch(_ query: String, limit: Int, matching conditions: DocumentConditions, bm25: BM25) throws
+        -> [KeywordHit]
+    /// The documents meeting `conditions`, in id order, at most `limit` when given.
+    func searchableDocuments(matching conditions: DocumentConditions, limit: Int?) throws -> [SearchableDocument]
 }
 
 /// A vector match: the chunk and its cosine similarity with the query.

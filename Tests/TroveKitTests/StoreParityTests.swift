@@ -90,6 +90,63 @@ struct StoreParityTests {
     }
 
     @Test(
+        "Filters (extensions, dates, roots, globs) give the same hits on both stores; PostgreSQL's SQL equals Swift's rule",
+        .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
+    func filtersAlike() async throws {
+        // Names on the edges of the extension rule, with mtimes a day apart, beside Corpora as a second root.
+        let odd = try TemporaryDirectory()
+        let files = [
+            "A.MD", "b.md", "c.txt", "dir.md/plain", "x.tar.gz", "noext", "ünï.Md", "trailing.", "Ärger.TXT",
+            "deep/er/notes.md",
+        ]
+        for (number, name) in files.enumerated() {
+            let path = try odd.write("edges/" + name, "# \(name)\n\nthe heron note number \(number)\n")
+            let date = Date(timeIntervalSince1970: 1_700_000_000 + Double(number) * 86_400)
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
+        }
+        let edges = odd.path + "/edges"
+        let day: Int64 = 86_400 * 1_000_000_000
+        let start: Int64 = 1_700_000_000 * 1_000_000_000
+        let filters = [
+            SearchFilter(extensions: ["md"]), SearchFilter(extensions: [".TXT", "gz"]),
+            SearchFilter(extensions: ["tar.gz"]), SearchFilter(extensions: [""]),
+            SearchFilter(modifiedSince: start + 3 * day), SearchFilter(modifiedBefore: start + 2 * day),
+            SearchFilter(modifiedSince: start + day, modifiedBefore: start + 4 * day), SearchFilter(roots: ["edges"]),
+            SearchFilter(roots: [corpora]), SearchFilter(pathGlobs: ["*.md"]), SearchFilter(pathGlobs: ["howto/**"]),
+            SearchFilter(pathGlobs: ["dir.md", "er"]), SearchFilter(pathGlobs: ["?rger.*"]),
+            SearchFilter(pathGlobs: ["*.md"], extensions: ["md"], roots: ["edges"]),
+            SearchFilter(pathGlobs: ["nothing-matches"]),
+        ]
+        var results: [[[String]]] = []
+        for kind in StoreKind.allCases {
+            let location = try await kind.freshLocation(in: folder.path)
+            let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(kind: "ollama"))
+            try await run(index, IndexOptions(roots: [corpora, edges]))
+            let everything = try await index.search(
+                SearchRequest(query: "heron note", mode: .keyword, limit: 10_000, groupByDocument: false))
+            let all = try StoreLocation.open(location, createIfMissing: false).searchableDocuments()
+            var perFilter: [[String]] = []
+            for filter in filters {
+                // Every allowed passage (a limit past the index's size): the exact set the filter allows.
+                let vector = try await index.search(
+                    SearchRequest(query: "heron note", mode: .vector, limit: 10_000, filter: filter, groupByDocument: false))
+                let allowed = Set(all.filter(filter.matches).map { $0.rootPath + "/" + $0.path })
+                #expect(Set(vector.map(\.path)) == allowed, "\(kind) \(filter)")
+                // Keywords: the filtered ranking is the unfiltered one with the disallowed documents taken out.
+                let keyword = try await index.search(
+                    SearchRequest(query: "heron note", mode: .keyword, limit: 10_000, filter: filter, groupByDocument: false))
+                #expect(keyword.map(\.chunkID) == everything.filter { allowed.contains($0.path) }.map(\.chunkID), "\(kind) \(filter)")
+                let hybrid = try await index.search(SearchRequest(query: "heron note", limit: 3, filter: filter))
+                #expect(hybrid.allSatisfy { allowed.contains($0.path) }, "\(kind) \(filter)")
+                #expect(try await index.anyDocumentMatches(filter) == !allowed.isEmpty, "\(kind) \(filter)")
+                perFilter.append(vector.map(\.path).sorted())
+            }
+            results.append(perFilter)
+        }
+        #expect(results[0] == results[1])
+    }
+
+    @Test(
         "Two indexers of different folders write one PostgreSQL index at once; a third on the same folder is refused",
         .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
     func concurrentWriters() async throws {

@@ -139,6 +139,12 @@ struct PostgresStoreTests {
             let few = Array(ids.shuffled(using: &random).prefix(5))
             let filtered = try store.nearestChunks(to: query, limit: 10, minScore: -1, allowedChunkIDs: few)
             #expect(Set(filtered.map(\.chunkID)) == Set(few))
+            // The same restriction as document conditions (the retriever's form: SQL, no chunk id list).
+            let documents = try store.documentIDs(ofChunks: few)
+            let matching = try store.nearestChunks(
+                to: query, limit: 10, minScore: -1,
+                matching: DocumentConditions(extensions: ["MD"], documentIDs: Set(documents.values)))
+            #expect(matching == filtered)
             // Half the rows: through HNSW with ef_search raised to 400, still a full answer from the allowed rows.
             let half = Set(ids.shuffled(using: &random).prefix(750))
             let wide = try store.nearestChunks(to: query, limit: 10, minScore: -1, allowedChunkIDs: half.sorted())

@@ -1,5 +1,6 @@
-/// Search on PostgreSQL: keywords through the `tsvector` column, vectors through pgvector, both with the filter's
-/// chunk ids in the `WHERE` clause so it applies before top-k.
+/// Search on PostgreSQL: keywords through the `tsvector` column, vectors through pgvector, both with the filter in
+/// the `WHERE` clause (as document conditions, `PostgresStore+Filters.swift`, or chunk ids) so it applies before
+/// top-k.
 extension PostgresStore: VectorQueryStore {
     /// Every document with its root and mtime, for evaluating search filters.
     public func searchableDocuments() throws -> [SearchableDocument] {
@@ -70,11 +71,24 @@ extension PostgresStore: VectorQueryStore {
     public func keywordSearch(_ query: String, limit: Int, allowedChunkIDs: [Int64]?, bm25: BM25) throws
         -> [KeywordHit]
     {
-        guard limit > 0, allowedChunkIDs.map({ !$0.isEmpty }) ?? true else { return [] }
+        try keywordSearch(query, limit: limit, restriction: allowedChunkIDs.map { .chunkIDs($0) }, bm25: bm25)
+    }
+
+    /// `keywordSearch` among the chunks of the documents meeting `conditions`, in the query's `WHERE` clause.
+    public func keywordSearch(_ query: String, limit: Int, matching conditions: DocumentConditions, bm25: BM25)
+        throws -> [KeywordHit]
+    {
+        try keywordSearch(query, limit: limit, restriction: .documents(conditions), bm25: bm25)
+    }
+
+    private func keywordSearch(_ query: String, limit: Int, restriction: PostgresRestriction?, bm25: BM25) throws
+        -> [KeywordHit]
+    {
+        guard limit > 0, restriction?.allowsNothing != true else { return [] }
         // PostgreSQL text cannot hold NUL.
         let text = String(String.UnicodeScalarView(query.unicodeScalars.filter { $0 != "\u{0}" }))
         guard text.contains(where: { $0.isLetter || $0.isNumber }) else { return [] }
-        let restriction = allowedChunkIDs == nil ? "" : " AND id = ANY($5::bigint[])"
+        let (term, restrictionParameters) = restriction?.sql(chunk: "id", document: "document_id", first: 5) ?? ("", [])
         let rows = try connection.query(
             """
             WITH s AS (SELECT passages::float8 AS n, tokens::float8 / greatest(passages, 1) AS avgdl FROM keyword_stats),
@@ -83,7 +97,7 @@ extension PostgresStore: VectorQueryStore {
                   FROM q CROSS JOIN s
                   CROSS JOIN LATERAL (SELECT count(*) AS df FROM chunks
                                       WHERE keywords @@ quote_literal(q.lexeme)::tsquery) d),
-            cand AS (SELECT id, keywords, keyword_length FROM chunks WHERE keywords @@ or_query($1::text)\(restriction))
+            cand AS (SELECT id, keywords, keyword_length FROM chunks WHERE keywords @@ or_query($1::text)\(term.isEmpty ? "" : " AND " + term))
             SELECT c.id, sum(w.idf * u.tf * ($2::float8 + 1)
                     / (u.tf + $2::float8 * (1 - $3::float8 + $3::float8 * c.keyword_length / s.avgdl))) AS score
             FROM cand c CROSS JOIN s
@@ -91,8 +105,7 @@ extension PostgresStore: VectorQueryStore {
             JOIN w ON w.lexeme = u.lexeme
             GROUP BY c.id ORDER BY score DESC, c.id LIMIT $4::bigint
             """,
-            [text, String(bm25.k1), String(bm25.b), String(limit)]
-                + (allowedChunkIDs.map { [PostgresArray.ids($0)] } ?? []))
+            [text, String(bm25.k1), String(bm25.b), String(limit)] + restrictionParameters)
         return (0..<rows.count).map { KeywordHit(chunkID: rows.int64($0, 0), score: rows.double($0, 1)) }
     }
 
@@ -109,17 +122,33 @@ extension PostgresStore: VectorQueryStore {
     public func nearestChunks(to query: [Float], limit: Int, minScore: Float, allowedChunkIDs: [Int64]?) throws
         -> [VectorHit]
     {
-        guard limit > 0, allowedChunkIDs.map({ !$0.isEmpty }) ?? true else { return [] }
+        try nearestChunks(query, limit: limit, minScore: minScore, restriction: allowedChunkIDs.map { .chunkIDs($0) })
+    }
+
+    /// `nearestChunks` among the chunks of the documents meeting `conditions`, in the query's `WHERE` clause.
+    public func nearestChunks(to query: [Float], limit: Int, minScore: Float, matching conditions: DocumentConditions)
+        throws -> [VectorHit]
+    {
+        try nearestChunks(query, limit: limit, minScore: minScore, restriction: .documents(conditions))
+    }
+
+    private func nearestChunks(_ query: [Float], limit: Int, minScore: Float, restriction: PostgresRestriction?)
+        throws -> [VectorHit]
+    {
+        guard limit > 0, restriction?.allowsNothing != true else { return [] }
         let vector = PostgresVector.text(query)
         var hits: [VectorHit]
-        if let searchSize = try approximateSearchSize(limit: limit, allowed: allowedChunkIDs?.count) {
-            hits = try nearest(vector, limit: limit, allowed: allowedChunkIDs, efSearch: searchSize)
-            let available = try allowedChunkIDs?.count ?? vectorCount()
+        // The allowed count matters only with the HNSW index (the filter's share); without one, no count is made.
+        let hnsw = try hasHNSW()
+        let allowed = try hnsw ? restriction.map(allowedChunkCount) : nil
+        if hnsw, let searchSize = try approximateSearchSize(limit: limit, allowed: allowed) {
+            hits = try nearest(vector, limit: limit, allowed: restriction, efSearch: searchSize)
+            let available = try allowed ?? vectorCount()
             if hits.count < min(limit, available) {
-                hits = try nearest(vector, limit: limit, allowed: allowedChunkIDs, efSearch: nil)
+                hits = try nearest(vector, limit: limit, allowed: restriction, efSearch: nil)
             }
         } else {
-            hits = try nearest(vector, limit: limit, allowed: allowedChunkIDs, efSearch: nil)
+            hits = try nearest(vector, limit: limit, allowed: restriction, efSearch: nil)
         }
         // The ORDER BY must be the distance alone for pgvector to use its index: ties are ordered here.
         hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.chunkID < $1.chunkID }
@@ -139,7 +168,9 @@ extension PostgresStore: VectorQueryStore {
 
     /// One nearest-neighbour query: through the HNSW index with `efSearch` candidates, or exact (index scans off,
     /// so the planner scans) when nil.
-    private func nearest(_ vector: String, limit: Int, allowed: [Int64]?, efSearch: Int?) throws -> [VectorHit] {
+    private func nearest(_ vector: String, limit: Int, allowed: PostgresRestriction?, efSearch: Int?) throws
+        -> [VectorHit]
+    {
         try connection.transaction {
             // SET LOCAL lasts until this transaction ends; the values are our own integers.
             if let efSearch {
@@ -147,23 +178,22 @@ extension PostgresStore: VectorQueryStore {
             } else {
                 try connection.execute("SET LOCAL enable_indexscan = off")
             }
-            let restriction = allowed == nil ? "" : "WHERE chunk_id = ANY($3::bigint[]) "
+            let (term, parameters) = allowed?.sql(chunk: "chunk_id", first: 3) ?? ("", [])
             let rows = try connection.query(
-                "SELECT chunk_id, 1 - (embedding <=> $1::vector) FROM vectors \(restriction)"
+                "SELECT chunk_id, 1 - (embedding <=> $1::vector) FROM vectors \(term.isEmpty ? "" : "WHERE " + term) "
                     + "ORDER BY embedding <=> $1::vector LIMIT $2",
-                [vector, String(limit)] + (allowed.map { [PostgresArray.ids($0)] } ?? []))
+                [vector, String(limit)] + parameters)
             return (0..<rows.count).map { VectorHit(chunkID: rows.int64($0, 0), score: Float(rows.double($0, 1))) }
         }
     }
 
-    /// `ef_search` for an HNSW query of `limit` rows, or nil when the query should be exact. A filtered HNSW scan
+    /// `ef_search` for an HNSW query of `limit` rows (the index exists), or nil when the query should be exact. A filtered HNSW scan
     /// behaves like an unfiltered one with `ef_search × share` candidates (share: the rows the filter keeps), so
     /// `ef_search = ceil(E / share)` with E = max(100, 2·limit) — pgvector's default 40 gave recall@10 0.71 at 1M,
     /// 100 gave 0.83 — and exact when that passes pgvector's maximum 1000, i.e. for a selective filter, which an
     /// exact scan answers cheaply (only the kept rows are scored). Measured on the pgbench branch
     /// (/work/notes/pg-findings.md); the planner is not trusted with this (at 1M it picks HNSW for a 1 % filter).
     private func approximateSearchSize(limit: Int, allowed: Int?) throws -> Int? {
-        guard try hasHNSW() else { return nil }
         var share = 1.0
         if let allowed {
             // An exact scan of so few rows is as fast as the index, and exact.
