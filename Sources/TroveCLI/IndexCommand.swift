@@ -135,6 +135,9 @@ struct IndexCommand: Command {
             case .skipped(let message), .warning(let message):
                 progress.clear()
                 if !quiet { console.log("warning: \(message)") }
+            case .notice(let message):
+                progress.clear()
+                if !quiet { console.log(message) }
             case .progress(let done, let total, let chunks):
                 progress.update(filesDone: done, filesTotal: total, chunksEmbedded: chunks)
             case .document(let path, let change, let chunks, let reused):

@@ -36,6 +36,7 @@ struct StatusCommand: Command {
         }
         console.print("documents  \(status.documents)")
         console.print("chunks     \(status.chunks)")
+        if let ann = status.annIndex { console.print("vectors    " + ann.described) }
         console.print("folders    \(status.roots.count)")
         for root in status.roots { console.print("  \(root.path)  (\(root.documents) documents)") }
         return ExitCode.success
@@ -60,6 +61,30 @@ struct StatusOutput: Encodable {
     var documents: Int
     var chunks: Int
     var roots: [Root]
+    /// PostgreSQL's HNSW index; absent for SQLite.
+    var annIndex: ANNIndex?
+
+    /// The HNSW index: its policy, whether it is built and whether it should be.
+    struct ANNIndex: Encodable {
+        var kind = "hnsw"
+        var policy: String
+        var vectors: Int
+        var threshold: Int
+        var wanted: Bool
+        var built: Bool
+
+        /// One line for `status`: how searches rank now, and what to do when the index is missing.
+        var described: String {
+            if built { return "\(vectors), ranked through the HNSW index (hnsw=\(policy))" }
+            if wanted {
+                return "\(vectors), ranked exactly: the HNSW index is missing — its last build failed or was "
+                    + "interrupted; run trove index to build it"
+            }
+            return policy == "auto"
+                ? "\(vectors), ranked exactly (an HNSW index is built from \(threshold) vectors)"
+                : "\(vectors), ranked exactly (hnsw=\(policy))"
+        }
+    }
 
     init(_ status: IndexStatus) {
         index = status.location
@@ -73,10 +98,14 @@ struct StatusOutput: Encodable {
         documents = status.documents
         chunks = status.chunks
         roots = status.folders.map { Root(path: $0.path, documents: $0.documents) }
+        annIndex = status.annIndex.map {
+            ANNIndex(policy: $0.policy, vectors: $0.vectors, threshold: $0.threshold, wanted: $0.wanted, built: $0.built)
+        }
     }
 
     enum CodingKeys: String, CodingKey {
         case index, embedder, model, dimension, documents, chunks, roots
+        case annIndex = "ann_index"
         case bytesOnDisk = "bytes_on_disk"
         case modelDigest = "model_digest"
         case chunkerVersion = "chunker_version"

@@ -1,4 +1,5 @@
 import TroveIngest
+import TroveStore
 
 /// What an index holds: folders, counts, model, and when it was last indexed.
 public struct IndexStatus: Sendable, Equatable {
@@ -23,6 +24,11 @@ public struct IndexStatus: Sendable, Equatable {
     public var folders: [Folder]
     /// When a document was last written (seconds since 1970); nil when none is.
     public var lastIndexed: Int64?
+    /// The approximate nearest-neighbour index (PostgreSQL's HNSW); nil for a store that always scans (SQLite).
+    public var annIndex: ANNIndex? = nil
+
+    /// The store's approximate nearest-neighbour index: what its policy wants and what exists.
+    public typealias ANNIndex = ANNIndexState
 }
 
 /// A document in the index.

@@ -62,6 +62,8 @@ public enum IndexEvent: Sendable {
     case skipped(String)
     /// Something the user should know that did not stop the run (e.g. replaced invalid UTF-8).
     case warning(String)
+    /// A long step is starting, said before it (e.g. building PostgreSQL's HNSW index over many vectors).
+    case notice(String)
     /// Files looked at so far out of the total, and chunks embedded so far.
     case progress(filesDone: Int, filesTotal: Int, chunksEmbedded: Int)
     /// A document was written (`new`, `changed`), had only its stat refreshed (`touched`), or was removed;

@@ -41,8 +41,17 @@ extension TroveIndex {
                 let summary = try await Indexer(store: writer, embedder: embedder).run(options) { event in
                     continuation.yield(.event(event))
                 }
-                // SQLite folds a large WAL into the file; PostgreSQL builds its HNSW index once large enough.
-                try? writer.afterIndexing(chunksEmbedded: summary.chunksEmbedded)
+                // SQLite folds a large WAL into the file; PostgreSQL builds its HNSW index once large enough. A
+                // build over many vectors takes minutes: said first. A failure leaves the index whole (the run's
+                // documents are committed) and is said, not hidden: searches are exact (slower) until a build works.
+                if let ann = try? writer.annIndexState(), let notice = Self.buildNotice(ann) {
+                    continuation.yield(.event(.notice(notice)))
+                }
+                do {
+                    try writer.afterIndexing(chunksEmbedded: summary.chunksEmbedded)
+                } catch {
+                    continuation.yield(.event(.warning(String(describing: error))))
+                }
                 continuation.yield(.finished(summary))
                 continuation.finish()
             } catch {
@@ -51,5 +60,16 @@ extension TroveIndex {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Vectors from which the start of an ANN index build is announced: past this the build takes minutes.
+    public static let announcedBuildSize = 200_000
+
+    /// The line said before an ANN index build over many vectors, nil when no such build is due.
+    static func buildNotice(_ ann: ANNIndexState) -> String? {
+        guard ann.wanted, !ann.built, ann.vectors > announcedBuildSize else { return nil }
+        let minutes = max(1, Int((Double(ann.estimatedBuildSeconds) / 60).rounded()))
+        return "building the HNSW index over \(ann.vectors) vectors: roughly \(minutes) min at the measured rate "
+            + "(BENCHMARKS.md); the documents are saved and searchable (exactly) meanwhile"
     }
 }

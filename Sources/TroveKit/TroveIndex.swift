@@ -151,7 +151,7 @@ public actor TroveIndex {
             chunkerVersion: manifest?.chunkerVersion, chunkerParameters: manifest?.chunkerParameters,
             documents: stats.documents, chunks: stats.chunks,
             folders: try store.roots().map { IndexStatus.Folder(path: $0.path, documents: $0.documentCount) },
-            lastIndexed: try store.lastIndexedAt())
+            lastIndexed: try store.lastIndexedAt(), annIndex: try store.annIndexState())
     }
 
     /// Every indexed document, in index order.

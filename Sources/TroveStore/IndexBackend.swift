@@ -99,6 +99,8 @@ public protocol IndexBackend: AnyObject {
     /// Called after an indexing run that embedded `chunksEmbedded` chunks: SQLite folds a large WAL into the file,
     /// PostgreSQL builds (or drops) its HNSW index as its size and policy say.
     func afterIndexing(chunksEmbedded: Int) throws
+    /// The approximate nearest-neighbour index and what its policy wants; nil for a store that always scans.
+    func annIndexState() throws -> ANNIndexState?
     /// Every document and chunk with its vector bytes, in (root, path, ordinal) order, without ids.
     func contentRows() throws -> [ContentRow]
     /// Documents whose chunks are not exactly ordinals 0..<n each with a vector; empty when consistent.

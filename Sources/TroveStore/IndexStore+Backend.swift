@@ -14,4 +14,7 @@ extension IndexStore: IndexBackend, VectorSnapshotStore {
             _ = try database.scalarInt("PRAGMA wal_checkpoint(PASSIVE)")
         }
     }
+
+    /// None: SQLite's vectors are scanned by BLAS, whole.
+    public func annIndexState() throws -> ANNIndexState? { nil }
 }

@@ -320,3 +320,29 @@ public struct ContentRow: Sendable, Equatable, Hashable {
         self.vector = vector
     }
 }
+
+/// A store's approximate nearest-neighbour index (PostgreSQL's pgvector HNSW): what its policy wants and what exists.
+public struct ANNIndexState: Sendable, Equatable {
+    /// `auto`, `on` or `off` (`?hnsw=` of the URL).
+    public var policy: String
+    /// The vectors it would index.
+    public var vectors: Int
+    /// The vector count from which `auto` builds it.
+    public var threshold: Int
+    /// Whether the policy wants it now.
+    public var wanted: Bool
+    /// Whether it exists.
+    public var built: Bool
+    /// Roughly how long a build of `vectors` takes, in seconds, from the rate measured in BENCHMARKS.md.
+    public var estimatedBuildSeconds: Int
+
+    /// A state from its parts.
+    public init(policy: String, vectors: Int, threshold: Int, wanted: Bool, built: Bool, estimatedBuildSeconds: Int) {
+        self.policy = policy
+        self.vectors = vectors
+        self.threshold = threshold
+        self.wanted = wanted
+        self.built = built
+        self.estimatedBuildSeconds = estimatedBuildSeconds
+    }
+}

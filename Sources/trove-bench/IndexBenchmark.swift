@@ -22,11 +22,17 @@ enum IndexBenchmark {
         "--dimension", value: "D", .integer(min: 1), help: "dimension of the fake embeddings", default: "768")
     static let configs = Option(
         "--configs", value: "LIST", help: "batch × jobs pairs to compare", default: "64x1,64x2,16x2,256x2")
+    static let stores = Option(
+        "--stores", value: "LIST", help: "stores each configuration indexes into, side by side: sqlite (a fresh file), "
+            + "postgres (a fresh schema of --postgres-url, else of a throwaway server from ../shared/tools/postgres)",
+        default: "sqlite")
+    static let postgresURL = Option(
+        "--postgres-url", value: "URL", help: "the PostgreSQL server for --stores postgres (each run adds a schema)")
 
     static let spec = CommandSpec(
         name: "index", abstract: "indexing throughput of Corpora/ copies against the zero-latency fake Ollama",
         usage: "trove-bench index [options]",
-        groups: [OptionGroup("Options", [files, sections, corpus, copies, dimension, configs])])
+        groups: [OptionGroup("Options", [files, sections, corpus, copies, dimension, configs, stores, postgresURL])])
 
     static func main(_ arguments: Arguments) async throws -> Int32 {
         let files = arguments.integer(Self.files) ?? 10_000
@@ -44,12 +50,24 @@ enum IndexBenchmark {
                 return (parts[0], parts[1])
             }
         }
-        try await run(files: files, sections: sections, corpus: corpus, copies: copies, dimension: dimension, configs: configs)
+        let stores = (arguments.value(Self.stores) ?? "sqlite").split(separator: ",").map(String.init)
+        for store in stores where store != "sqlite" && store != "postgres" {
+            throw UsageError("--stores takes sqlite and postgres, got '\(store)'")
+        }
+        var postgres: String?
+        if stores.contains("postgres") {
+            // The server starts before any timing: its start is not part of a row.
+            if let url = arguments.value(Self.postgresURL) { postgres = url } else { postgres = try await PostgresServer.url() }
+        }
+        try await run(
+            files: files, sections: sections, corpus: corpus, copies: copies, dimension: dimension, configs: configs,
+            stores: stores, postgres: postgres)
         return 0
     }
 
     static func run(
-        files: Int, sections: Int, corpus: String?, copies: Int, dimension: Int, configs: [(Int, Int)]
+        files: Int, sections: Int, corpus: String?, copies: Int, dimension: Int, configs: [(Int, Int)],
+        stores: [String] = ["sqlite"], postgres: String? = nil
     ) async throws {
         let work = try TemporaryDirectory()
         let tree = work.path + "/tree"
@@ -67,25 +85,46 @@ enum IndexBenchmark {
         let source = corpus.map { "\($0) ×\(copies)" } ?? "\(files) generated notes × \(sections) sections"
         print("Indexing \(source), d=\(dimension), zero-latency fake Ollama in the same process")
         print("")
-        print("| run | batch | jobs | files | chunks embedded | seconds | files/s | chunks/s | peak RSS MB |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        var last: (IndexStore, IndexOptions)?
+        print(
+            "| run | store | batch | jobs | files | chunks embedded | chunks stored | seconds | files/s | chunks/s "
+                + "| stored/s | peak RSS MB |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        var last: [(String, any IndexBackend, IndexOptions)] = []
         for (number, (batch, jobs)) in configs.enumerated() {
-            let store = try IndexStore(path: work.path + "/bench\(number).sqlite", createIfMissing: true)
-            let options = IndexOptions(roots: [tree], batchSize: batch, jobs: jobs)
-            let first = try await Indexer(store: store, embedder: embedder).run(options) { _ in }
-            print(row("first index", batch, jobs, first.newDocuments, first.chunksEmbedded, first.seconds))
-            last = (store, options)
+            last = []
+            for kind in stores {
+                let location =
+                    kind == "sqlite"
+                    ? work.path + "/bench\(number).sqlite"
+                    : try schemaURL(postgres ?? "", "bench_\(getpid())_\(number)")
+                let store = try StoreLocation.open(location, createIfMissing: true)
+                let options = IndexOptions(roots: [tree], batchSize: batch, jobs: jobs)
+                let first = try await Indexer(store: store, embedder: embedder).run(options) { _ in }
+                let stored = first.chunksEmbedded + first.chunksReused
+                print(row("first index", kind, batch, jobs, first.newDocuments, first.chunksEmbedded, stored, first.seconds))
+                last.append((kind, store, options))
+            }
         }
-        if let (store, options) = last {
+        for (kind, store, options) in last {
             let again = try await Indexer(store: store, embedder: embedder).run(options) { _ in }
             print(
-                row("no-op re-index", options.batchSize, options.jobs, again.unchangedDocuments, again.chunksEmbedded,
-                    again.seconds))
-            let stats = try store.statistics()
-            print("")
-            print("index size: \(String(format: "%.1f", Double(stats.bytesOnDisk) / 1e6)) MB for \(stats.chunks) chunks")
+                row("no-op re-index", kind, options.batchSize, options.jobs, again.unchangedDocuments,
+                    again.chunksEmbedded, 0, again.seconds))
         }
+        print("")
+        for (kind, store, _) in last {
+            let stats = try store.statistics()
+            print("\(kind) index size: \(String(format: "%.1f", Double(stats.bytesOnDisk) / 1e6)) MB for \(stats.chunks) chunks")
+        }
+    }
+
+    /// `url` selecting the schema `name` (replacing one it names).
+    static func schemaURL(_ url: String, _ name: String) throws -> String {
+        guard StoreLocation.isPostgres(url) else { throw UsageError("--postgres-url expects postgresql://…, got '\(url)'") }
+        var parts = url.split(separator: "?", maxSplits: 1).map(String.init)
+        let query = parts.count > 1 ? parts[1].split(separator: "&").filter { !$0.hasPrefix("schema=") } : []
+        parts = [parts[0], (query.map(String.init) + ["schema=" + name]).joined(separator: "&")]
+        return parts.joined(separator: "?")
     }
 
     /// Notes with `sections` headed sections of distinct words each, so no chunk's vector can be reused.
@@ -107,13 +146,18 @@ enum IndexBenchmark {
         }
     }
 
-    private static func row(_ name: String, _ batch: Int, _ jobs: Int, _ files: Int, _ chunks: Int, _ seconds: Double)
-        -> String
-    {
+    /// chunks/s counts the chunks embedded; stored/s those stored (embedded, or reused by content hash, as the
+    /// copies of one corpus are): the store's work.
+    private static func row(
+        _ name: String, _ store: String, _ batch: Int, _ jobs: Int, _ files: Int, _ chunks: Int, _ stored: Int,
+        _ seconds: Double
+    ) -> String {
         let fps = seconds > 0 ? Double(files) / seconds : 0
         let cps = seconds > 0 ? Double(chunks) / seconds : 0
-        return "| \(name) | \(batch) | \(jobs) | \(files) | \(chunks) | \(String(format: "%.2f", seconds)) | "
-            + "\(String(format: "%.0f", fps)) | \(String(format: "%.0f", cps)) | "
+        let sps = seconds > 0 ? Double(stored) / seconds : 0
+        return "| \(name) | \(store) | \(batch) | \(jobs) | \(files) | \(chunks) | \(stored) | "
+            + "\(String(format: "%.2f", seconds)) | \(String(format: "%.0f", fps)) | \(String(format: "%.0f", cps)) | "
+            + "\(String(format: "%.0f", sps)) | "
             + "\(String(format: "%.0f", peakResidentMegabytes())) |"
     }
 

@@ -31,6 +31,52 @@ struct PostgresCommandTests {
         #expect(try StoreLocation.open(url, createIfMissing: false).statistics().documents == 0)
     }
 
+    @Test("a failed HNSW build is one stderr line saying what to do, the run still succeeds, and status shows it")
+    func failedHNSWBuild() async throws {
+        // pgvector's HNSW indexes at most 2,000 dimensions: a forced build over 2,048 fails in the server.
+        let server = try FakeOllamaServer(models: [.embedding("nomic-embed-text", dimension: 2048)])
+        let url = try await PostgresServer.freshURL("&hnsw=on")
+        let folder = try TemporaryDirectory()
+        let notes = try writeNotes(3, in: folder)
+        let indexed = await trove(["index", notes], index: url, server: server)
+        #expect(indexed.status == 0, "\(indexed.error)")
+        let lines = indexed.error.split(separator: "\n").filter { $0.contains("HNSW") }
+        #expect(lines.count == 1, "\(indexed.error)")
+        #expect(lines.first?.hasPrefix("warning: the HNSW index over 9 vectors was not built (PostgreSQL failed on ") == true, "\(indexed.error)")
+        #expect(lines.first?.contains("searches stay exact, and slower; fix the cause") == true)
+        #expect(lines.first?.contains("and run trove index again") == true)
+        let status = await trove(["status"], index: url, server: server)
+        #expect(
+            status.output.contains(
+                "vectors    9, ranked exactly: the HNSW index is missing — its last build failed or was interrupted; "
+                    + "run trove index to build it\n"), "\(status.output)")
+        let json = await trove(["status", "--json"], index: url, server: server)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let ann = try #require(object["ann_index"] as? [String: Any])
+        #expect(ann["wanted"] as? Bool == true && ann["built"] as? Bool == false && ann["policy"] as? String == "on")
+        // Searches still answer, exactly.
+        #expect(await trove(["search", "note"], index: url, server: server).status == 0)
+    }
+
+    @Test("status says how vectors are ranked: exactly below the threshold, through HNSW once built; SQLite says nothing")
+    func statusRanking() async throws {
+        let server = try FakeOllamaServer()
+        let folder = try TemporaryDirectory()
+        let notes = try writeNotes(3, in: folder)
+        for (options, line) in [
+            ("", "vectors    9, ranked exactly (an HNSW index is built from 20000 vectors)\n"),
+            ("&hnsw=on", "vectors    9, ranked through the HNSW index (hnsw=on)\n"),
+        ] {
+            let url = try await PostgresServer.freshURL(options)
+            #expect(await trove(["index", notes], index: url, server: server).status == 0)
+            let status = await trove(["status"], index: url, server: server)
+            #expect(status.output.contains(line), "\(status.output)")
+        }
+        let file = folder.path + "/i.sqlite"
+        _ = await trove(["index", notes], index: file, server: server)
+        #expect(!(await trove(["status"], index: file, server: server)).output.contains("vectors "))
+    }
+
     @Test("an unreachable server exits 69 with one line that names it without the password")
     func unreachable() async throws {
         let port = try ClosedPort()

@@ -225,19 +225,46 @@ extension PostgresStore: VectorQueryStore {
         try connection.scalar("SELECT to_regclass('vectors_hnsw') IS NOT NULL") == "t"
     }
 
-    /// Builds the HNSW index when the policy says so (`on`, or `auto` at `hnswThreshold` vectors), drops it for
-    /// `off`. Needs the typed column (`vector(d)`, d ≤ 2000 for pgvector's HNSW).
-    public func updateHNSW() throws {
+    /// Seconds per vector of an HNSW build (m 16, ef_construction 64) at d 384, measured in BENCHMARKS.md
+    /// ("PostgreSQL + pgvector"): 187 s for 100k, 2,551 s for 1M on two loaded cores; the larger rate, scaled by d.
+    static let buildSecondsPerVector384 = 0.0026
+
+    /// What the HNSW policy wants and what exists, with the vector count counted (not estimated: it decides a
+    /// message about a build).
+    public func annIndexState() throws -> ANNIndexState? {
+        let vectors = Int(try connection.scalar("SELECT count(*) FROM vectors") ?? "0") ?? 0
         let wanted: Bool
         switch url.hnsw {
         case .off: wanted = false
-        case .on: wanted = try hasVectors()
-        case .auto: wanted = try vectorCount() >= Self.hnswThreshold
+        case .on: wanted = vectors > 0
+        case .auto: wanted = vectors >= Self.hnswThreshold
         }
-        if wanted, try !hasHNSW() {
-            // Cosine distance, as the queries use; pgvector's defaults m 16, ef_construction 64.
-            try connection.execute("CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)")
-        } else if !wanted {
+        let dimension = try manifestDimension() ?? 384
+        let seconds = Double(vectors) * Self.buildSecondsPerVector384 * Double(dimension) / 384
+        return ANNIndexState(
+            policy: url.hnsw.rawValue, vectors: vectors, threshold: Self.hnswThreshold, wanted: wanted,
+            built: try hasHNSW(), estimatedBuildSeconds: Int(seconds.rounded(.up)))
+    }
+
+    /// Builds the HNSW index when the policy says so (`on`, or `auto` at `hnswThreshold` vectors), drops it for
+    /// `off`. Needs the typed column (`vector(d)`, d ≤ 2000 for pgvector's HNSW). A failed build leaves no index
+    /// (CREATE INDEX is one transaction) and throws a message saying what follows and what to do.
+    public func updateHNSW() throws {
+        guard let state = try annIndexState() else { return }
+        if state.wanted, !state.built {
+            do {
+                // Cosine distance, as the queries use; pgvector's defaults m 16, ef_construction 64.
+                try connection.execute(
+                    "CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)")
+            } catch let error as StoreError {
+                throw StoreError(
+                    code: error.code,
+                    message: "the HNSW index over \(state.vectors) vectors was not built (\(error.message))"
+                        + " — searches stay exact, and slower; fix the cause (often maintenance_work_mem, disk space"
+                        + " or the role's ownership of the table) and run trove index again",
+                    sql: error.sql)
+            }
+        } else if !state.wanted {
             try dropHNSW()
         }
     }
