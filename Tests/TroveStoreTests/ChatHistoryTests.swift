@@ -4,12 +4,12 @@ import TroveTestSupport
 
 @Suite("Chat history in the index")
 struct ChatHistoryTests {
-    @Test("a session is created once, keeps its turns in order, and survives reopening the index")
-    func roundTrip() throws {
+    @Test("a session is created once, keeps its turns in order, and survives reopening the index", arguments: StoreKind.available)
+    func roundTrip(kind: StoreKind) async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path + "/i.sqlite"
+        let path = try await kind.freshLocation(in: folder.path)
         do {
-            let store = try IndexStore(path: path, createIfMissing: true)
+            let store = try StoreLocation.open(path, createIfMissing: true)
             let session = try store.chatSession(named: "work", chatModel: "llama3.2")
             try store.appendChatMessages(
                 sessionID: session.id,
@@ -18,7 +18,7 @@ struct ChatHistoryTests {
                     ChatMessageRecord(role: "assistant", content: "Roll the key [1].", sources: "[1]", interrupted: true),
                 ])
         }
-        let reopened = try IndexStore(path: path, createIfMissing: false)
+        let reopened = try StoreLocation.open(path, createIfMissing: false)
         let session = try reopened.chatSession(named: "work", chatModel: "other")
         #expect(session.chatModel == "llama3.2")
         let messages = try reopened.chatMessages(sessionID: session.id)

@@ -44,3 +44,8 @@ enum ResultCode {
     static let full: Int32 = 13
     static let notADatabase: Int32 = 26
 }
+
+/// Keyword matches through the store protocol, with the default BM25 and no restriction (either store).
+func keywords(_ store: any IndexBackend, _ query: String, limit: Int = 10) throws -> [KeywordHit] {
+    try store.keywordSearch(query, limit: limit, allowedChunkIDs: nil, bm25: BM25())
+}

@@ -8,10 +8,10 @@ private struct Interrupted: Error {}
 
 @Suite("Transactions")
 struct TransactionTests {
-    @Test("a batch that throws leaves nothing behind")
-    func rollbackOnThrow() throws {
+    @Test("a batch that throws leaves nothing behind", arguments: StoreKind.available)
+    func rollbackOnThrow(kind: StoreKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try makeStore(in: directory)
+        let store = try await makeBackend(kind, in: directory)
         let root = try store.rootID(forPath: "/notes")
         #expect(throws: Interrupted.self) {
             try store.inTransaction {
@@ -21,28 +21,30 @@ struct TransactionTests {
             }
         }
         #expect(try store.statistics().documents == 0)
-        #expect(try count(store, "SELECT count(*) FROM chunks") == 0)
-        #expect(try count(store, "SELECT count(*) FROM vectors") == 0)
-        #expect(try store.keywordSearch("vanishing", limit: 10).isEmpty)
+        #expect(try store.statistics().chunks == 0)
+        #expect(try store.statistics().vectors == 0)
+        #expect(try keywords(store, "vanishing").isEmpty)
         #expect(try store.integrityCheck() == "ok")
         // The connection is usable again after the rollback.
         try store.inTransaction { try store.replaceDocument(document(root, "a.md"), chunks: [chunk(0, "back")]) }
         #expect(try store.statistics().documents == 1)
     }
 
-    @Test("a transaction returns its body's value and commits")
-    func commit() throws {
+    @Test("a transaction returns its body's value and commits", arguments: StoreKind.available)
+    func commit(kind: StoreKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try makeStore(in: directory)
+        let store = try await makeBackend(kind, in: directory)
         let id = try store.inTransaction { try store.rootID(forPath: "/x") }
         #expect(try store.roots().map(\.id) == [id])
-        #expect(store.database.transactionDepth == 0)
+        if let sqlite = store as? IndexStore { #expect(sqlite.database.transactionDepth == 0) }
+        // Committed: another connection sees it.
+        #expect(try StoreLocation.open(store.location, createIfMissing: false).roots().map(\.id) == [id])
     }
 
-    @Test("a nested transaction that throws undoes only its own work")
-    func nestedSavepoint() throws {
+    @Test("a nested transaction that throws undoes only its own work", arguments: StoreKind.available)
+    func nestedSavepoint(kind: StoreKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try makeStore(in: directory)
+        let store = try await makeBackend(kind, in: directory)
         let root = try store.rootID(forPath: "/notes")
         try store.inTransaction {
             try store.replaceDocument(document(root, "outer.md"), chunks: [chunk(0, "outer")])
@@ -54,7 +56,7 @@ struct TransactionTests {
             } catch is Interrupted {}
         }
         #expect(try store.documents(inRoot: root).keys.sorted() == ["outer.md"])
-        #expect(try store.keywordSearch("inner", limit: 10).isEmpty)
+        #expect(try keywords(store, "inner").isEmpty)
     }
 
     @Test("a failing statement reports SQLite's message and the SQL, never the values")
