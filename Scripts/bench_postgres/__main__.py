@@ -32,7 +32,8 @@ def run_latency(conn, args):
     labels = ["BM25 from a postings table (term, passage, tf, length), english",
               "BM25 k1 1.2 b 0.5, df from term table, english", "BM25, df counted per query (GIN), english",
               "ts_rank_cd norm 0, english", "ts_rank norm 1, english",
-              "ts_rank_cd norm 0, plainto_tsquery (AND), english"]
+              "ts_rank_cd norm 0, plainto_tsquery (AND), english"] + [
+              f"BM25, df counted per query, {m} rarest lexemes, english" for m in fulltext.RAREST]
     count, size, build, table = fulltext.latency(conn, args.bench, args.suite, names, args.latency_copies, labels)
     print(f"\nKeyword query latency, {count:,} passages (every set's passages ×{args.latency_copies}; table + GIN "
           f"{size / 2**20:.0f} MiB, built in {build:.0f} s), depth 200 (Trove's candidate depth), 30 queries from the sets:\n")

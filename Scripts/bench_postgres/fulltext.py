@@ -26,6 +26,9 @@ K1, B = 1.2, 0.5  # Trove's keyword-mode BM25 (Sources/TroveStore/IndexStore+Key
 # closest to SQLite's `porter unicode61` (Porter stemming, every word kept).
 CONFIGS = ["simple", "english", "trove_english"]
 
+# How many of a long query's rarest lexemes the `rarest` BM25 variants keep.
+RAREST = (4, 8, 12, 16, 24)
+
 SETUP = """
 CREATE SCHEMA IF NOT EXISTS kw;
 DO $$ BEGIN
@@ -42,6 +45,12 @@ CREATE OR REPLACE FUNCTION kw.or_query(cfg regconfig, q text) RETURNS tsquery LA
                   ''::tsquery)
   FROM unnest(to_tsvector(cfg, q))
 $$;
+-- OR of tsqueries (the `||` operator as an aggregate), for a query built from chosen lexemes.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'tsq_or') THEN
+    CREATE AGGREGATE kw.tsq_or(tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
+  END IF;
+END $$;
 """
 
 
@@ -132,9 +141,26 @@ r AS (SELECT p.chunk_id, sum(w.idf * p.tf * ({K1} + 1) / (p.tf + {K1} * (1 - {B}
 SELECT r.chunk_id, c.doc, r.score FROM r JOIN kw.{name} c ON c.id = r.chunk_id ORDER BY r.score DESC, r.chunk_id"""
 
 
-def bm25_sql(name, cfg, df_from):
+def bm25_sql(name, cfg, df_from, rarest=None):
     """BM25 (Trove's keyword mode: FTS5's IDF floored at 1e-6, a repeated query word counting twice) over the
-    OR-of-terms candidates; document frequency from the term table or counted with the GIN index per query term."""
+    OR-of-terms candidates; document frequency from the term table or counted with the GIN index per query term.
+    `rarest` N: a query with more lexemes keeps only its N rarest (lowest df, ties by lexeme) for both the
+    candidates and the score, as a WAND-style engine skips the frequent terms of a long query."""
+    if rarest is not None:
+        assert df_from == "count"
+        return f"""
+WITH q AS (SELECT lexeme, array_length(positions, 1) AS qtf FROM unnest(to_tsvector('{cfg}', %(q)s))),
+d AS (SELECT q.lexeme, q.qtf, t.df FROM q CROSS JOIN LATERAL (SELECT count(*) AS df FROM kw.{name}
+      WHERE tsv_{cfg} @@ quote_literal(q.lexeme)::tsquery) t ORDER BY t.df, q.lexeme LIMIT {rarest}),
+w AS (SELECT d.lexeme, d.qtf * greatest(ln((s.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS idf
+      FROM d CROSS JOIN kw.{name}_stats_{cfg} s),
+k AS (SELECT kw.tsq_or(quote_literal(lexeme)::tsquery) AS tq FROM w),
+c AS (SELECT id, doc, tsv_{cfg} AS tsv, len_{cfg} AS len FROM kw.{name}, k WHERE tsv_{cfg} @@ k.tq)
+SELECT c.id, c.doc, sum(w.idf * u.tf * ({K1} + 1) / (u.tf + {K1} * (1 - {B} + {B} * c.len / s.avgdl))) AS score
+FROM c CROSS JOIN kw.{name}_stats_{cfg} s
+CROSS JOIN LATERAL (SELECT lexeme, array_length(positions, 1) AS tf FROM unnest(c.tsv)) u
+JOIN w ON w.lexeme = u.lexeme
+GROUP BY c.id, c.doc ORDER BY score DESC, c.id LIMIT %(depth)s"""
     if df_from == "table":
         df = f"JOIN kw.{name}_terms_{cfg} t ON t.term = q.lexeme"
         dfcol = "t.df"
@@ -173,6 +199,9 @@ def variants():
     out.append(("BM25 from a postings table (term, passage, tf, length), english", "english", postings_sql))
     for cfg in ("english", "trove_english"):
         out.append((f"BM25, df counted per query (GIN), {cfg}", cfg, lambda n, c=cfg: bm25_sql(n, c, "count")))
+    for m in RAREST:
+        out.append((f"BM25, df counted per query, {m} rarest lexemes, english", "english",
+                    lambda n, r=m: bm25_sql(n, "english", "count", rarest=r)))
     for cfg in CONFIGS:
         for norm in (0, 1, 2, 4, 8, 32):
             out.append((f"ts_rank_cd norm {norm}, {cfg}", cfg, lambda n, c=cfg, m=norm: rank_sql(n, c, "ts_rank_cd", m)))
