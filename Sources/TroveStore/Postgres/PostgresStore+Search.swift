@@ -166,22 +166,21 @@ extension PostgresStore: VectorQueryStore {
         return scores
     }
 
-    /// One nearest-neighbour query: through the HNSW index with `efSearch` candidates, or exact (index scans off,
-    /// so the planner scans) when nil.
+    /// One nearest-neighbour query: through the HNSW index with `efSearch` candidates, or exact when nil. Exact
+    /// orders by `distance + 0`, an expression the HNSW index cannot serve, so the planner computes every allowed
+    /// row's distance while keeping its other indexes for the filter (turning index scans off, as this did first,
+    /// also turned off the `chunks.document_id` lookups a filter's conditions need).
     private func nearest(_ vector: String, limit: Int, allowed: PostgresRestriction?, efSearch: Int?) throws
         -> [VectorHit]
     {
         try connection.transaction {
-            // SET LOCAL lasts until this transaction ends; the values are our own integers.
-            if let efSearch {
-                try connection.execute("SET LOCAL hnsw.ef_search = \(efSearch)")
-            } else {
-                try connection.execute("SET LOCAL enable_indexscan = off")
-            }
+            // SET LOCAL lasts until this transaction ends; the value is our own integer.
+            if let efSearch { try connection.execute("SET LOCAL hnsw.ef_search = \(efSearch)") }
             let (term, parameters) = allowed?.sql(chunk: "chunk_id", first: 3) ?? ("", [])
+            let order = efSearch == nil ? "(embedding <=> $1::vector) + 0" : "embedding <=> $1::vector"
             let rows = try connection.query(
                 "SELECT chunk_id, 1 - (embedding <=> $1::vector) FROM vectors \(term.isEmpty ? "" : "WHERE " + term) "
-                    + "ORDER BY embedding <=> $1::vector LIMIT $2",
+                    + "ORDER BY \(order) LIMIT $2",
                 [vector, String(limit)] + parameters)
             return (0..<rows.count).map { VectorHit(chunkID: rows.int64($0, 0), score: Float(rows.double($0, 1))) }
         }
