@@ -41,7 +41,7 @@ extension TroveIndex {
                 let summary = try await Indexer(store: writer, embedder: embedder).run(options) { event in
                     continuation.yield(.event(event))
                 }
-                // SQLite folds a large WAL into the file; PostgreSQL builds its HNSW index once large enough. A
+                // SQLite folds its WAL into the file; PostgreSQL builds its HNSW index once large enough. A
                 // build over many vectors takes minutes: said first. A failure leaves the index whole (the run's
                 // documents are committed) and is said, not hidden: searches are exact (slower) until a build works.
                 if let ann = try? writer.annIndexState(), let notice = Self.buildNotice(ann) {
