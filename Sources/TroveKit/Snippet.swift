@@ -27,7 +27,7 @@ public enum Snippet {
     public static func words(_ text: String) -> [String] {
         // Split on Unicode scalars, not Characters: grapheme breaking made this ~4% of a cold `trove search`.
         // Marks stay inside a word, so a decomposed "é" splits where the composed one does.
-        text.lowercased().unicodeScalars.split { !isWordScalar($0) }.map { String(String.UnicodeScalarView($0)) }
+        text.lowercased().unicodeScalars.split { !isWordScalar($0) }.map { String(Substring($0)) }
             .filter { $0.count >= 3 && !stopWords.contains($0) }
     }
 
