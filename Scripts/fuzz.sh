@@ -31,7 +31,7 @@ sources() {
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
         # The decoder with the request types it checks; what they import comes from modules() below.
-        serve) echo Sources/TroveKit/{WarmSearch,SearchRequest,SearchRequest+Checks,SearchFilter,StopSignal}.swift ;;
+        serve) echo Sources/TroveKit/{WarmSearch,WarmSearch+Embedding,SearchRequest,SearchRequest+Checks,SearchFilter,StopSignal}.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }

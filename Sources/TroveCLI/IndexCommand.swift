@@ -105,7 +105,7 @@ struct IndexCommand: Command {
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
         let isNew = try !IndexLocation.indexExists(settings.indexPath)
         if isNew && roots.isEmpty {
-            throw UsageError("no index at \(settings.indexPath) yet — name a folder: trove index FOLDER")
+            throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove index FOLDER")
         }
         // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
         let index = try settings.createIndex(kindFlag: embedderKind, modelFlag: model)

@@ -11,8 +11,10 @@ struct ServeCommand: Command {
         until stopped with Ctrl-C. While it runs, `trove search` on the same index asks it instead of loading
         the vectors itself, and falls back to searching on its own when it is not running. Before each search it
         checks whether the index changed (any committed `trove index` run, including --reembed) and reloads if so.
-        Only your own user can use the socket; a client with other settings (another --ollama) or another version
-        of trove is refused and searches on its own. Ctrl-C or SIGTERM stops the server and removes the socket.
+        Only your own user can use the socket; a client whose settings differ where the index's embedder uses them
+        (another --ollama for an index of Ollama's, another model folder for the built-in model's, another
+        --base-url), or another version of trove, is refused and searches on its own. For a postgresql:// index the
+        socket is /tmp/trove-UID-HASH.sock. Ctrl-C or SIGTERM stops the server and removes the socket.
         """
     static let optionGroups = [OptionGroup("Options", [watch] + CommonOptions.options)]
     static let epilogue = """
@@ -48,7 +50,7 @@ struct ServeCommand: Command {
             // Read once: a re-embed with another provider while serving is answered with the settings it started with.
             indexPath: settings.indexPath, embedding: settings.servingEmbedding.used(by: try index.embedderKind()),
             stop: stop,
-            ready: { console.log("serving \(settings.indexPath) on \(socket); Ctrl-C stops") }
+            ready: { console.log("serving \(IndexLocation.display(settings.indexPath)) on \(socket); Ctrl-C stops") }
         ) { request in
             do {
                 if try await index.refresh() { console.log("the index changed: reloading") }

@@ -80,7 +80,7 @@ struct WatchCommand: Command {
         let settings = try Settings(common, environment: console.environment)
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
         if roots.isEmpty, try !IndexLocation.indexExists(settings.indexPath) {
-            throw UsageError("no index at \(settings.indexPath) yet — name a folder: trove watch FOLDER")
+            throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove watch FOLDER")
         }
         let index = try settings.createIndex(kindFlag: embedderKind, modelFlag: model)
         var options = options

@@ -22,6 +22,9 @@ public enum IndexLocation {
         }
     }
 
+    /// `location` as it may be shown: a PostgreSQL URL without its password (logs, errors, `status`).
+    public static func display(_ location: String) -> String { StoreLocation.display(location) }
+
     /// `~` and `~/x` become the home folder, as a shell would have done had the path not been quoted.
     public static func expandingTilde(_ path: String, environment: [String: String]) -> String {
         if path == "~" { return home(environment) }

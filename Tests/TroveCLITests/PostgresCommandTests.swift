@@ -77,6 +77,55 @@ struct PostgresCommandTests {
         #expect(!(await trove(["status"], index: file, server: server)).output.contains("vectors "))
     }
 
+    @Test("trove serve answers for a URL on a socket in /tmp, reloads after a commit, and removes the socket on SIGTERM")
+    func serve() async throws {
+        let ollama = try FakeOllamaServer()
+        // Trust authentication ignores the password: it is there to be hidden.
+        let url = try await PostgresServer.freshURL().replacingOccurrences(of: "postgres@", with: "postgres:hunter2@")
+        let folder = try TemporaryDirectory()
+        let notes = try writeNotes(3, in: folder)
+        #expect(await trove(["index", notes], index: url, server: ollama).status == 0)
+        let cold = await trove(["search", "--json", "--cold", "lighthouse keeper"], index: url, server: ollama)
+        #expect(cold.status == 0, "\(cold.error)")
+
+        let server = try ServeProcess(
+            environment: ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": url], folder: folder)
+        defer { server.stop() }
+        var socket: String?
+        for _ in 0..<200 {
+            // "serving URL on /tmp/trove-UID-HASH.sock; Ctrl-C stops"
+            if let line = server.log.split(separator: "\n").first(where: { $0.hasPrefix("serving ") }),
+                let path = line.split(separator: " on ").last?.split(separator: ";").first,
+                FileManager.default.fileExists(atPath: String(path))
+            {
+                socket = String(path)
+                break
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let path = try #require(socket, "no socket: \(server.log)")
+        #expect(path.hasPrefix("/tmp/trove-\(getuid())-"))
+        #expect(!server.log.contains("hunter2"), "\(server.log)")
+
+        let warm = await trove(["search", "--json", "lighthouse keeper"], index: url, server: ollama)
+        #expect(warm.status == 0, "\(warm.error)")
+        func paths(_ output: String) throws -> [String] {
+            let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            return (object?["hits"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+        }
+        #expect(try paths(warm.output) == paths(cold.output))
+
+        // A commit by another process is seen by the next search through the server.
+        _ = try folder.write("notes/kayak.md", "# Kayak\n\nFeathering the paddle blades cuts the wind.\n")
+        #expect(await trove(["index", notes], index: url, server: ollama).status == 0)
+        let after = await trove(["search", "-l", "-n", "1", "kayak paddle feathering"], index: url, server: ollama)
+        #expect(after.output == notes + "/kayak.md\n", "\(after.output) \(after.error)")
+        #expect(server.log.contains("the index changed: reloading"), "\(server.log)")
+
+        server.stop()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("an unreachable server exits 69 with one line that names it without the password")
     func unreachable() async throws {
         let port = try ClosedPort()
