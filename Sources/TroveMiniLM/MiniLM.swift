@@ -58,25 +58,31 @@ public final class MiniLM: Sendable {
     /// there first when missing or when it does not check out; without, they are re-laid out in memory.
     public init(folder: String, rowKernels: Kernels.Build = Kernels.build, cachesWeights: Bool = true) throws {
         precondition(rowKernels.isSupported, "this CPU cannot run the \(rowKernels.rawValue) row loops")
-        try BLAS.load()  // the encoder is BLAS calls: without OpenBLAS, an error now rather than a stop later
         self.folder = folder
         self.rowKernels = rowKernels
         for file in Self.files where !FileManager.default.fileExists(atPath: folder + "/" + file) {
             throw MiniLMError(
                 .missingFile, "the built-in model is not installed: \(folder)/\(file) is missing — run Scripts/install-model.sh")
         }
-        let cachePath = cachesWeights ? WeightsCache.path(folder: folder, kernel: BLASRuntime.kernel) : nil
-        // The vocabulary and the weights (mapping and checksum) load on two threads: a few ms each of a one-query
-        // process.
+        // The vocabulary on one thread; OpenBLAS and the weights (mapping, checksum) on another: a few ms each of a
+        // one-query process.
         let tokenizerLoad = Slot<Result<WordPieceTokenizer, any Error>>()
+        let blasLoad = Slot<Result<Void, any Error>>()
         let weightsLoad = Slot<Result<Weights, any Error>>()
         DispatchQueue.concurrentPerform(iterations: 2) { lane in
             if lane == 0 {
                 tokenizerLoad.put(Result { try WordPieceTokenizer(vocabularyFile: folder + "/vocab.txt") })
-            } else {
-                weightsLoad.put(Result { try Weights(SafeTensors(path: folder + "/model.safetensors"), cachePath: cachePath) })
+                return
             }
+            // The encoder calls BLAS: without OpenBLAS, an error now rather than a stop later. The cache's name
+            // holds the kernel OpenBLAS chose.
+            let blas = Result { try BLAS.load() }
+            blasLoad.put(blas)
+            guard case .success = blas else { return }
+            let cachePath = cachesWeights ? WeightsCache.path(folder: folder, kernel: BLASRuntime.kernel) : nil
+            weightsLoad.put(Result { try Weights(SafeTensors(path: folder + "/model.safetensors"), cachePath: cachePath) })
         }
+        try blasLoad.take().get()
         tokenizer = try tokenizerLoad.take().get()
         weights = try weightsLoad.take().get()
         // The encoder indexes the word table with the tokenizer's ids: its rows must be the vocabulary.
