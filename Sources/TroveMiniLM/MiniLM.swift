@@ -5,11 +5,12 @@ import Synchronization
 
 /// all-MiniLM-L6-v2 (sentence-transformers): the 6-layer BERT encoder, mean pooling, L2 normalisation.
 ///
-/// Embeddings and norms stay in the memory-mapped safetensors file; the layers' matrices are used transposed and with
-/// Q, K, V concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`). Sequences of a
-/// batch are packed into one matrix (no padding): token-wise layers are one `cblas_sgemm` over all tokens, attention
-/// runs per sequence and head.
-/// Several sequences run in parallel, each worker calling single-threaded OpenBLAS.
+/// Embeddings and norms stay in the memory-mapped safetensors file. A batch of a few tokens (a query) multiplies the
+/// file's own layer matrices in place (`trove_sgemm_nt_avx2`); a larger one uses them transposed and with Q, K, V
+/// concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`). Sequences of a batch are
+/// packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
+/// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
+/// splits each product (and the heads) over the threads instead.
 public final class MiniLM: Sendable {
     /// Vector length.
     public static let dimension = 384
