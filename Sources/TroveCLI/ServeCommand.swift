@@ -14,7 +14,8 @@ struct ServeCommand: Command {
         Only your own user can use the socket; a client whose settings differ where the index's embedder uses them
         (another --ollama for an index of Ollama's, another model folder for the built-in model's, another
         --base-url), or another version of trove, is refused and searches on its own. For a postgresql:// index the
-        socket is /tmp/trove-UID-HASH.sock. Ctrl-C or SIGTERM stops the server and removes the socket.
+        socket is /tmp/trove-UID-HASH.sock. A --reembed to another provider stops the server (start it again).
+        Ctrl-C or SIGTERM stops the server and removes the socket.
         """
     static let optionGroups = [OptionGroup("Options", [watch] + CommonOptions.options)]
     static let epilogue = """
@@ -46,14 +47,22 @@ struct ServeCommand: Command {
         let stop = StopSignal()
         Interrupts.onNext { stop.stop() }
         defer { Interrupts.clear() }
+        // Clients are admitted by the settings this provider uses (another --ollama matters only to Ollama's).
+        let kind = try await index.embedderKind()
         try await WarmSearch.serve(
-            // Read once: a re-embed with another provider while serving is answered with the settings it started with.
-            indexPath: settings.indexPath, embedding: settings.servingEmbedding.used(by: try index.embedderKind()),
-            stop: stop,
+            indexPath: settings.indexPath, embedding: settings.servingEmbedding.used(by: kind), stop: stop,
             ready: { console.log("serving \(IndexLocation.display(settings.indexPath)) on \(socket); Ctrl-C stops") }
         ) { request in
             do {
-                if try await index.refresh() { console.log("the index changed: reloading") }
+                if try await index.refresh() {
+                    console.log("the index changed: reloading")
+                    // A re-embed with another provider: the admitted clients' settings no longer say who embeds.
+                    if let now = try await index.embedderKind(), now != kind {
+                        stop.stop()
+                        console.log("the index now embeds with \(now), not \(kind ?? "nothing") — stopping; start trove serve again")
+                        return WarmSearch.Response(error: "the running trove serve stopped: the index's embedder changed")
+                    }
+                }
                 let hits = try await index.search(request)
                 return WarmSearch.Response(hits: hits, model: try await index.embeddingModel())
             } catch {

@@ -116,4 +116,41 @@ struct ServeTests {
         // A client (URLSession) per request opened a connection per search.
         #expect(ollama.connectionCount == connections + 1, "\(server.log)")
     }
+
+    @Test(
+        "a re-embed to another provider while serving stops the server: a client is never answered by another Ollama",
+        .enabled(if: BuiltinModel.isInstalled, BuiltinModel.skipReason))
+    func providerChangeStops() async throws {
+        let ollama = try FakeOllamaServer(models: [.embedding("all-minilm", dimension: 384, contextLength: 512)])
+        let folder = try TemporaryDirectory()
+        let index = folder.path + "/i.sqlite"
+        let notes = try writeNotes(3, in: folder)
+        let builtin = await trove(["index", "--embedder", "builtin", notes], index: index, environment: BuiltinModel.environment)
+        try #require(builtin.status == 0, "\(builtin.error)")
+        let environment = BuiltinModel.environment.merging(
+            ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": index]) { $1 }
+        let server = try ServeProcess(environment: environment, folder: folder)
+        defer { server.stop() }
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: index + ".sock") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try #require(FileManager.default.fileExists(atPath: index + ".sock"), "\(server.log)")
+        // Admitted while the index was the built-in model's: another Ollama did not matter.
+        let closed = try ClosedPort()
+        let elsewhere = BuiltinModel.environment.merging(["OLLAMA_HOST": closed.baseURL.absoluteString]) { $1 }
+        let before = await trove(["search", "-n", "1", "lighthouse keeper"], index: index, environment: elsewhere)
+        #expect(before.status == 0, "\(before.error)")
+
+        let reembedded = await trove(
+            ["index", "--reembed", "--embedder", "ollama", "--model", "all-minilm"], index: index, server: ollama)
+        try #require(reembedded.status == 0, "\(reembedded.output) \(reembedded.error)")
+        // Now Ollama embeds this index: the server's Ollama must not answer for a client that names another.
+        let after = await trove(["search", "-n", "1", "lighthouse keeper"], index: index, environment: elsewhere)
+        #expect(after.status == 69, "\(after.output) \(after.error)")
+        #expect(after.output.isEmpty)
+        for _ in 0..<100 where server.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!server.process.isRunning)
+        #expect(server.log.contains("the index now embeds with ollama, not builtin — stopping; start trove serve again"))
+        #expect(!FileManager.default.fileExists(atPath: index + ".sock"))
+    }
 }
