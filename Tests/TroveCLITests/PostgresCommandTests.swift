@@ -91,19 +91,7 @@ struct PostgresCommandTests {
         let server = try ServeProcess(
             environment: ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": url], folder: folder)
         defer { server.stop() }
-        var socket: String?
-        for _ in 0..<200 {
-            // "serving URL on /tmp/trove-UID-HASH.sock; Ctrl-C stops"
-            if let line = server.log.split(separator: "\n").first(where: { $0.hasPrefix("serving ") }),
-                let path = line.split(separator: " on ").last?.split(separator: ";").first,
-                FileManager.default.fileExists(atPath: String(path))
-            {
-                socket = String(path)
-                break
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let path = try #require(socket, "no socket: \(server.log)")
+        let path = try #require(await server.socket(), "no socket: \(server.log)")
         #expect(path.hasPrefix("/tmp/trove-\(getuid())-"))
         #expect(!server.log.contains("hunter2"), "\(server.log)")
 

@@ -22,6 +22,20 @@ final class ServeProcess: @unchecked Sendable {  // only touched by the test tha
 
     var log: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
 
+    /// The socket the log says it serves on ("serving INDEX on PATH; Ctrl-C stops"), once that file exists; nil
+    /// when none appears within 10 s.
+    func socket() async -> String? {
+        var socket: String?
+        _ = await eventually(within: 10) {
+            guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix("serving ") }),
+                let path = line.split(separator: " on ").last?.split(separator: ";").first
+            else { return false }
+            socket = String(path)
+            return FileManager.default.fileExists(atPath: String(path))
+        }
+        return socket.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+    }
+
     func stop() {
         process.terminate()
         process.waitUntilExit()
@@ -42,9 +56,7 @@ struct ServeTests {
 
         let server = try ServeProcess(environment: environment, folder: folder)
         defer { server.stop() }
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: index + ".sock") {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await server.socket()
         #expect(server.log.hasPrefix("serving \(index) on \(index).sock"))
         let attributes = try FileManager.default.attributesOfItem(atPath: index + ".sock")
         #expect((attributes[.posixPermissions] as? Int ?? 0) & 0o077 == 0)
@@ -103,9 +115,7 @@ struct ServeTests {
         let server = try ServeProcess(
             environment: ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": index], folder: folder)
         defer { server.stop() }
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: index + ".sock") {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await server.socket()
         let connections = ollama.connectionCount
         let embeds = ollama.requestCount(path: "/api/embed")
         for query in ["kayak paddle", "sourdough starter", "feathering angle"] {
@@ -131,10 +141,7 @@ struct ServeTests {
             ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": index]) { $1 }
         let server = try ServeProcess(environment: environment, folder: folder)
         defer { server.stop() }
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: index + ".sock") {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try #require(FileManager.default.fileExists(atPath: index + ".sock"), "\(server.log)")
+        try #require(await server.socket() == index + ".sock", "\(server.log)")
         // Admitted while the index was the built-in model's: another Ollama did not matter.
         let closed = try ClosedPort()
         let elsewhere = BuiltinModel.environment.merging(["OLLAMA_HOST": closed.baseURL.absoluteString]) { $1 }
@@ -148,7 +155,7 @@ struct ServeTests {
         let after = await trove(["search", "-n", "1", "lighthouse keeper"], index: index, environment: elsewhere)
         #expect(after.status == 69, "\(after.output) \(after.error)")
         #expect(after.output.isEmpty)
-        for _ in 0..<100 where server.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        _ = await eventually(within: 5) { !server.process.isRunning }
         #expect(!server.process.isRunning)
         #expect(server.log.contains("the index now embeds with ollama, not builtin — stopping; start trove serve again"))
         #expect(!FileManager.default.fileExists(atPath: index + ".sock"))
