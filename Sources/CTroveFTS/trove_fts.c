@@ -23,10 +23,11 @@ static fts5_api *fts5_api_of(sqlite3 *db) {
 
 // Per-statement data, computed on the first row: FTS5's own statistics, as its bm25() computes them.
 typedef struct {
-    int phrases;
+    int first;   // the statement's first phrase scored (phrases before it only select rows)
+    int phrases; // phrases scored, from `first`
     sqlite3_int64 rows;
     double average_length; // tokens per row, all columns together
-    double *idf;           // one per phrase
+    double *idf;           // one per phrase scored
 } BM25Data;
 
 static void bm25_data_free(void *pointer) {
@@ -35,31 +36,44 @@ static void bm25_data_free(void *pointer) {
     sqlite3_free(data);
 }
 
+// Robertson-Sparck Jones IDF; a term in over half the rows would score negative, so it gets a sliver instead (as
+// FTS5's bm25() does): matching it is still better than not.
+static double rsj_idf(sqlite3_int64 rows, sqlite3_int64 hits) {
+    double idf = log((rows - hits + 0.5) / (hits + 0.5));
+    return idf > TROVE_BM25_SLIVER ? idf : TROVE_BM25_SLIVER;
+}
+
+typedef struct {
+    sqlite3_int64 hits, enough;
+} RowCount;
+
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *userdata) {
     (void)api;
     (void)fts;
-    (*(sqlite3_int64 *)userdata)++;
-    return SQLITE_OK;
+    RowCount *count = userdata;
+    // A word in most rows (every row of a synthetic set, "the" in a real one) stops being counted halfway.
+    return ++count->hits >= count->enough ? SQLITE_DONE : SQLITE_OK;
 }
 
-// Fills `data` with the statement's statistics (phrase count, average length, IDF per phrase).
-static int bm25_statistics(const Fts5ExtensionApi *api, Fts5Context *fts, BM25Data *data) {
+// Fills `data` with the statistics of `phrases` phrases from `first` (average length, IDF per phrase).
+static int bm25_statistics(const Fts5ExtensionApi *api, Fts5Context *fts, int first, int phrases, BM25Data *data) {
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
     if (rc != SQLITE_OK) return rc;
-    data->phrases = api->xPhraseCount(fts);
+    data->first = first;
+    data->phrases = phrases;
     data->rows = rows;
     data->average_length = rows > 0 ? (double)tokens / (double)rows : 1.0;
-    data->idf = sqlite3_malloc64(sizeof(double) * (data->phrases > 0 ? data->phrases : 1));
+    data->idf = sqlite3_malloc64(sizeof(double) * (phrases > 0 ? phrases : 1));
     if (!data->idf) return SQLITE_NOMEM;
-    for (int phrase = 0; phrase < data->phrases && rc == SQLITE_OK; phrase++) {
-        sqlite3_int64 hits = 0;
-        rc = api->xQueryPhrase(fts, phrase, &hits, count_row);
-        // Robertson-Sparck Jones IDF; a term in over half the rows would score negative, so it gets a sliver
-        // instead (as FTS5's bm25() does): matching it is still better than not.
-        double idf = log((rows - hits + 0.5) / (hits + 0.5));
-        data->idf[phrase] = idf > 1e-6 ? idf : 1e-6;
+    // The fewest rows at which a phrase's IDF is the sliver: counting past them cannot change it.
+    sqlite3_int64 enough = rows / 2 > 2 ? rows / 2 - 2 : 0;
+    while (enough < rows && rsj_idf(rows, enough) > TROVE_BM25_SLIVER) enough++;
+    for (int phrase = 0; phrase < phrases && rc == SQLITE_OK; phrase++) {
+        RowCount count = {0, enough > 0 ? enough : 1};
+        rc = api->xQueryPhrase(fts, first + phrase, &count, count_row);
+        data->idf[phrase] = rsj_idf(rows, count.hits);
     }
     return rc;
 }
@@ -73,7 +87,7 @@ static int bm25_data(const Fts5ExtensionApi *api, Fts5Context *fts, BM25Data **o
     data = sqlite3_malloc(sizeof(BM25Data));
     if (!data) return SQLITE_NOMEM;
     memset(data, 0, sizeof(BM25Data));
-    int rc = bm25_statistics(api, fts, data);
+    int rc = bm25_statistics(api, fts, 0, api->xPhraseCount(fts), data);
     if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, data, bm25_data_free);
     else bm25_data_free(data);
     if (rc != SQLITE_OK) return rc;
@@ -94,7 +108,7 @@ static int row_frequencies(const Fts5ExtensionApi *api, Fts5Context *fts, const 
     for (int phrase = 0; phrase < phrases && rc == SQLITE_OK; phrase++) {
         Fts5PhraseIter iterator;
         int column = -1, offset = -1;
-        rc = api->xPhraseFirst(fts, phrase, &iterator, &column, &offset);
+        rc = api->xPhraseFirst(fts, data->first + phrase, &iterator, &column, &offset);
         for (; rc == SQLITE_OK && column >= 0; api->xPhraseNext(fts, &iterator, &column, &offset)) {
             if (column >= columns) continue;
             double weight = first_weight + column < argc ? sqlite3_value_double(argv[first_weight + column]) : 1.0;
@@ -266,7 +280,7 @@ static void stats_cache_free(void *pointer) {
 // Fills `data` from the cache when it holds this table's and query's statistics for the current contents, else
 // computes them (and keeps them when outside a transaction).
 static int cached_statistics(const Fts5ExtensionApi *api, Fts5Context *fts, const char *table, const char *match,
-                             BM25Data *data) {
+                             int first, int phrases, BM25Data *data) {
     StatsCache *cache = api->xUserData(fts);
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
@@ -277,18 +291,18 @@ static int cached_statistics(const Fts5ExtensionApi *api, Fts5Context *fts, cons
     sqlite3_int64 changes = sqlite3_total_changes64(cache->db);
     char *key = sqlite3_mprintf("%s\x1f%s", table ? table : "", match ? match : "");
     if (!key) return SQLITE_NOMEM;
-    int phrases = api->xPhraseCount(fts);
     if (cache->key && version != 0 && strcmp(cache->key, key) == 0 && cache->rows == rows &&
         cache->tokens == tokens && cache->changes == changes && cache->data_version == version &&
         cache->stats.phrases == phrases) {
         sqlite3_free(key);
         *data = cache->stats;
+        data->first = first;
         data->idf = sqlite3_malloc64(sizeof(double) * (phrases > 0 ? phrases : 1));
         if (!data->idf) return SQLITE_NOMEM;
         memcpy(data->idf, cache->stats.idf, sizeof(double) * (phrases > 0 ? phrases : 1));
         return SQLITE_OK;
     }
-    rc = bm25_statistics(api, fts, data);
+    rc = bm25_statistics(api, fts, first, phrases, data);
     if (rc != SQLITE_OK || version == 0 || !sqlite3_get_autocommit(cache->db)) {
         sqlite3_free(key);
         return rc;
@@ -311,24 +325,38 @@ static int cached_statistics(const Fts5ExtensionApi *api, Fts5Context *fts, cons
     return SQLITE_OK;
 }
 
+// The phrases a statement scores: argv[first_at] and argv[first_at + 1] (0 for all after the first); 0 when out of
+// range.
+static int scored_phrases(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value **argv, int first_at,
+                          int *first, int *phrases) {
+    int count = api->xPhraseCount(fts);
+    sqlite3_int64 from = sqlite3_value_int64(argv[first_at]), scored = sqlite3_value_int64(argv[first_at + 1]);
+    if (from < 0 || from > count || scored < 0 || from + scored > count) return 0;
+    *first = (int)from;
+    *phrases = scored > 0 ? (int)scored : count - (int)from;
+    return 1;
+}
+
 static int top_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value **argv, TopData **out) {
     TopData *data = api->xGetAuxdata(fts, 0);
     if (data) {
         *out = data;
         return SQLITE_OK;
     }
+    int first = 0, phrases = 0;
+    if (!scored_phrases(api, fts, argv, 2, &first, &phrases)) return SQLITE_RANGE;
     data = sqlite3_malloc(sizeof(TopData));
     if (!data) return SQLITE_NOMEM;
     memset(data, 0, sizeof(TopData));
     int rc = cached_statistics(api, fts, (const char *)sqlite3_value_text(argv[0]),
-                               (const char *)sqlite3_value_text(argv[1]), &data->stats);
-    int phrases = data->stats.phrases > 0 ? data->stats.phrases : 1;
+                               (const char *)sqlite3_value_text(argv[1]), first, phrases, &data->stats);
+    int slots = data->stats.phrases > 0 ? data->stats.phrases : 1;
     if (rc == SQLITE_OK) {
-        data->frequency = sqlite3_malloc64(sizeof(double) * 2 * phrases);
+        data->frequency = sqlite3_malloc64(sizeof(double) * 2 * slots);
         if (!data->frequency) rc = SQLITE_NOMEM;
     }
     // A limit of all rows or more can prune nothing; 0 or less asks for no pruning.
-    sqlite3_int64 limit = sqlite3_value_int64(argv[2]);
+    sqlite3_int64 limit = sqlite3_value_int64(argv[4]);
     data->limit = limit > 0 && limit < data->stats.rows ? (int)limit : 0;
     if (rc == SQLITE_OK && data->limit > 0) {
         data->heap = sqlite3_malloc64(sizeof(Ranked) * data->limit);
@@ -379,14 +407,19 @@ static void heap_offer(TopData *data, double score, sqlite3_int64 rowid) {
 
 static void trove_bm25_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
                            sqlite3_value **argv) {
-    if (argc < 5) {
-        sqlite3_result_error(context, "trove_bm25_top needs the table's name, the MATCH text, a limit, k1 and b", -1);
+    if (argc < 7) {
+        sqlite3_result_error(
+            context, "trove_bm25_top needs the table's name, the MATCH text, the phrases scored, a limit, k1 and b", -1);
         return;
     }
-    double k1 = sqlite3_value_double(argv[3]);
-    double b = sqlite3_value_double(argv[4]);
+    double k1 = sqlite3_value_double(argv[5]);
+    double b = sqlite3_value_double(argv[6]);
     TopData *data = NULL;
     int rc = top_data(api, fts, argv, &data);
+    if (rc == SQLITE_RANGE) {
+        sqlite3_result_error(context, "trove_bm25_top: the phrases scored are not in the query", -1);
+        return;
+    }
     if (rc != SQLITE_OK) {
         sqlite3_result_error_code(context, rc);
         return;
@@ -399,7 +432,7 @@ static void trove_bm25_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         return;
     }
     int most_instances = 1;
-    rc = row_frequencies(api, fts, &data->stats, argc, argv, 5, data->frequency, &most_instances);
+    rc = row_frequencies(api, fts, &data->stats, argc, argv, 7, data->frequency, &most_instances);
     if (rc != SQLITE_OK) {
         sqlite3_result_error_code(context, rc);
         return;
@@ -425,6 +458,36 @@ static void trove_bm25_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
     data->last_null = 0;
     data->last_score = score;
     sqlite3_result_double(context, score);
+}
+
+// MARK: trove_bm25_idf
+
+// trove_bm25_idf(table, 'table', 'MATCH text'): the IDF of each of the query's phrases, as trove_bm25_top computes
+// it, as text ("idf idf …", %.17g so it reads back exactly); the same statistics are kept for trove_bm25_top's
+// next statement with this MATCH text. Called on one row (LIMIT 1): the caller plans its statements from it.
+static void trove_bm25_idf(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                           sqlite3_value **argv) {
+    if (argc < 2) {
+        sqlite3_result_error(context, "trove_bm25_idf needs the table's name and the MATCH text", -1);
+        return;
+    }
+    BM25Data stats;
+    memset(&stats, 0, sizeof(stats));
+    int rc = cached_statistics(api, fts, (const char *)sqlite3_value_text(argv[0]),
+                               (const char *)sqlite3_value_text(argv[1]), 0, api->xPhraseCount(fts), &stats);
+    sqlite3_str *text = sqlite3_str_new(NULL);
+    for (int phrase = 0; rc == SQLITE_OK && phrase < stats.phrases; phrase++)
+        sqlite3_str_appendf(text, phrase ? " %.17g" : "%.17g", stats.idf[phrase]);
+    sqlite3_free(stats.idf);
+    char *result = sqlite3_str_finish(text);
+    if (rc != SQLITE_OK) {
+        sqlite3_free(result);
+        sqlite3_result_error_code(context, rc);
+    } else if (!result && stats.phrases > 0) {
+        sqlite3_result_error_nomem(context);
+    } else {
+        sqlite3_result_text(context, result ? result : "", -1, sqlite3_free);
+    }
 }
 
 // MARK: trove_cjk
@@ -533,6 +596,7 @@ int trove_fts_register(sqlite3 *db) {
         memset(cache, 0, sizeof(StatsCache));
         cache->db = db;
         rc = api->xCreateFunction(api, "trove_bm25_top", cache, trove_bm25_top, stats_cache_free);
+        if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "trove_bm25_idf", cache, trove_bm25_idf, NULL);
     }
     if (rc != SQLITE_OK) return rc;
     fts5_tokenizer cjk = {cjk_create, cjk_delete, cjk_tokenize};

@@ -41,7 +41,8 @@ extension IndexStore {
         _ query: String, limit: Int, allowedChunkIDs: [Int64]? = nil, bm25: BM25 = BM25()
     ) throws -> [KeywordHit] {
         guard limit > 0, allowedChunkIDs.map({ !$0.isEmpty }) ?? true else { return [] }
-        let words = Self.ftsQuery(query)
+        let phrases = Self.ftsPhrases(query)
+        let words = Self.or(phrases)
         let cjk = Self.cjkQuery(query)
         guard words != nil || cjk != nil else { return [] }
         // ?1 k1, ?2 b, ?3 heading weight, ?4 limit, ?5 allowed ids, ?6 and ?7 the two MATCH expressions.
@@ -51,12 +52,18 @@ extension IndexStore {
         let seeks = (allowedChunkIDs?.count ?? 0) <= Self.seekedRestriction
         let restriction =
             allowedChunkIDs == nil ? "" : " AND \(seeks ? "" : "+")rowid IN (SELECT value FROM json_each(?5))"
+        if cjk == nil, allowedChunkIDs == nil || !seeks,
+            let hits = try rankingPastCommonWords(
+                phrases, limit: limit, restriction: restriction, allowedChunkIDs: allowedChunkIDs, bm25: bm25)
+        {
+            return hits
+        }
         // One table alone is ranked with the limit known, so `trove_bm25_top` skips (scores NULL) the rows that
         // cannot reach the best `limit`: the same ranking, without looking up every matching row's length. Two
         // tables are summed per passage, so there a row's score in one table cannot rule it out.
         let single = (words == nil) != (cjk == nil)
         func leg(_ table: String, _ match: String) -> String {
-            "SELECT rowid, trove_bm25_top(\(table), '\(table)', \(match), \(single ? "?4" : "0"), ?1, ?2, 1.0, ?3) "
+            "SELECT rowid, \(Self.bm25Top(table, key: match, limit: single ? "?4" : "0")) "
                 + "AS score FROM \(table) WHERE \(table) MATCH \(match)\(restriction)"
         }
         let legs = [words.map { _ in leg("chunks_fts", "?6") }, cjk.map { _ in leg("chunks_cjk", "?7") }]
@@ -89,13 +96,22 @@ extension IndexStore {
     /// joined by OR; nil when there are no words. Inside quotes FTS5 treats `*`, `:`, `-`, `(`, AND, NEAR as
     /// plain text for the tokenizer, so no input raises a syntax error. In a word with CJK characters only the
     /// pieces between them are kept (the characters go to `cjkQuery`).
-    package static func ftsQuery(_ text: String) -> String? {
-        let words = words(text).flatMap { word in
+    package static func ftsQuery(_ text: String) -> String? { or(ftsPhrases(text)) }
+
+    /// The phrases of `ftsQuery`, each a quoted FTS5 string, in order (FTS5 numbers them so).
+    static func ftsPhrases(_ text: String) -> [String] {
+        words(text).flatMap { word in
             word.unicodeScalars.contains(where: isCJK) ? pieces(word, cjk: false) : [word]
         }
         // A word of punctuation only tokenizes to nothing; skip it rather than send an empty phrase.
         .filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
-        return or(words)
+        .map(quoted)
+    }
+
+    /// `trove_bm25_top` over `table` with the statistics of the query `key` (an SQL expression), scoring `count`
+    /// phrases from the `first`-th (0: all after it), with the statement's k1, b and heading weight (?1 … ?3).
+    static func bm25Top(_ table: String, key: String, first: Int = 0, count: Int = 0, limit: String) -> String {
+        "trove_bm25_top(\(table), '\(table)', \(key), \(first), \(count), \(limit), ?1, ?2, 1.0, ?3)"
     }
 
     /// The FTS5 query for `chunks_cjk`: each run of CJK characters as its bigrams (a lone character as itself),
@@ -107,7 +123,7 @@ extension IndexStore {
             return (0..<characters.count - 1).map { String(String.UnicodeScalarView(characters[$0...$0 + 1])) }
         }
         var seen = Set<String>()
-        return or(terms.filter { seen.insert($0).inserted })
+        return or(terms.filter { seen.insert($0).inserted }.map(quoted))
     }
 
     /// The words of `text`, cut at whitespace and NUL on Unicode scalars: as Characters, a NUL or space followed by
@@ -127,9 +143,10 @@ extension IndexStore {
         return words
     }
 
-    private static func or(_ words: [String]) -> String? {
-        guard !words.isEmpty else { return nil }
-        return words.map(quoted).joined(separator: " OR ")
+    /// The phrases joined by OR; nil when there are none.
+    static func or(_ phrases: [String]) -> String? {
+        guard !phrases.isEmpty else { return nil }
+        return phrases.joined(separator: " OR ")
     }
 
     /// `word` as an FTS5 string literal, its quotes doubled scalar by scalar: `"` followed by a combining mark

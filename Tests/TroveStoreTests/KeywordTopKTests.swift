@@ -1,5 +1,6 @@
 import CSQLite
 import Testing
+import CTroveFTS
 import TroveTestSupport
 
 @testable import TroveStore
@@ -78,7 +79,7 @@ struct KeywordTopKTests {
         let store = try randomStore(directory, passages: 700, seed: 1)
         // Row by row: an auxiliary function cannot be used inside an aggregate's subquery.
         let (skipped, matched) = try store.database.withStatement(
-            "SELECT trove_bm25_top(chunks_fts, 'chunks_fts', ?1, 5, 0.9, 0.4, 1.0, 1.0) IS NULL FROM chunks_fts "
+            "SELECT trove_bm25_top(chunks_fts, 'chunks_fts', ?1, 0, 0, 5, 0.9, 0.4, 1.0, 1.0) IS NULL FROM chunks_fts "
                 + "WHERE chunks_fts MATCH ?1"
         ) { statement in
             try statement.bind(IndexStore.ftsQuery("flow heat beta")!, at: 1)
@@ -143,5 +144,34 @@ struct KeywordTopKTests {
         let after = try store.keywordSearch("zeta", limit: 5)
         #expect(after == (try reference(store, "zeta", limit: 5, bm25: BM25())))
         #expect(after.count == 5)
+    }
+
+    @Test("words in most passages: the rows with the query's other words are ranked first, exactly, and the rest within the cap")
+    func commonWords() throws {
+        let directory = try TemporaryDirectory()
+        let store = try randomStore(directory, passages: 700, seed: 2)
+        let bm25 = BM25()
+        // "flow", "wing" and "heat" are in ~70% of the passages, "alpha" … "kappa" in far fewer.
+        #expect(try store.rankingPastCommonWords(IndexStore.ftsPhrases("alpha theta"), limit: 10, bm25: bm25) == nil)
+        for query in ["flow alpha", "wing heat kappa", "flow wing"] {
+            let phrases = IndexStore.ftsPhrases(query)
+            for limit in [5, 60, 650] {
+                let expected = try reference(store, query, limit: limit, bm25: bm25)
+                let exact = try #require(try store.rankingPastCommonWords(phrases, limit: limit, bm25: bm25))
+                #expect(exact == expected, "\(query) limit \(limit)")
+                // With only 50 rows of common words looked at, the rows holding another word keep their places and
+                // scores; the rest are correctly scored rows of common words, fewer and not the best.
+                let capped = try #require(try store.rankingPastCommonWords(phrases, limit: limit, bm25: bm25, cap: 50))
+                let scores = Dictionary(uniqueKeysWithValues: try reference(store, query, limit: 700, bm25: bm25).map {
+                    ($0.chunkID, $0.score)
+                })
+                let bound = 3 * TROVE_BM25_SLIVER * (bm25.k1 + 1)
+                let informative = expected.prefix { $0.score > bound }
+                #expect(Array(capped.prefix(informative.count)) == Array(informative), "\(query) limit \(limit)")
+                #expect(capped.allSatisfy { scores[$0.chunkID] == $0.score })
+                #expect(capped.count <= informative.count + 50)
+                #expect(capped.count == min(limit, informative.count + 50))
+            }
+        }
     }
 }
