@@ -51,7 +51,8 @@ struct HitFormatter {
     }
 
     private func truncate(_ line: String) -> String {
-        line.count <= lineWidth ? line : String(line.prefix(lineWidth - 1)) + "…"
+        // Counting bytes first: a line of no more bytes than the width has no more Characters, and most are short.
+        line.utf8.count <= lineWidth || line.count <= lineWidth ? line : String(line.prefix(lineWidth - 1)) + "…"
     }
 
     private func style(_ text: String, _ code: String) -> String {
