@@ -5,6 +5,8 @@
 #   trove search on Corpora/ beside `llm similar` (simonw/llm + llm-ollama against the Ollama stand-in) on Corpora/;
 # then the time the running server spends inside one search (`trove-bench warm`).
 #   Scripts/bench-latency.sh [RUNS]          (default 30; `llm similar` gets a third of them)
+#   TROVE=installed Scripts/bench-latency.sh (times the binary Scripts/install.sh makes, Swift runtime linked in,
+#                                             installed under $LATENCY_DIR/prefix; TROVE=PATH times another build)
 # The indexes are built once under $LATENCY_DIR (default /tmp/trove-latency) and reused. The peer needs the
 # `.venv`s of ../shared/tools/peer-llm and ../shared/tools/ollama-standin (their setup.sh); where the shared folder is
 # read-only, copy the two folders, run setup.sh there and point PEER_LLM and STANDIN at the copies. Without them
@@ -20,7 +22,11 @@ standin=${STANDIN:-$shared/tools/ollama-standin}
 mkdir -p "$work"
 swift build -c release --product trove >&2
 swift build -c release --product trove-bench >&2
-trove=$PWD/.build/release/trove
+trove=${TROVE:-$PWD/.build/release/trove}
+if [ "$trove" = installed ]; then
+    Scripts/install.sh "$work/prefix" >&2
+    trove=$work/prefix/bin/trove
+fi
 bench=$PWD/.build/release/trove-bench
 cran=$work/cranfield.sqlite
 corpora=$work/corpora.sqlite
@@ -65,6 +71,7 @@ else
 fi
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $trove ($(ldd "$trove" | grep -q libswiftCore && echo "Swift runtime linked dynamically" || echo "Swift runtime linked in"))"
 echo "# OpenBLAS $("$trove" doctor --index "$cran" 2>&1 | sed -n 's/.*\(kernel [A-Za-z0-9]*\).*/\1/p' | head -1)"
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/trove.json" "${commands[@]}" > /dev/null
 [ "$peerRuns" = 0 ] || hyperfine -N --warmup 1 --runs "$peerRuns" --export-json "$work/peer.json" \
