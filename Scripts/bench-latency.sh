@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Whole-process latency with the built-in model, side by side in one hyperfine run, each row against
+# Whole-process latency with the built-in model, side by side in one run, each row against
 # `trove --version` (process start-up) timed in the same run:
 #   trove embed of a short query; trove search (hybrid) on a cranfield index, cold and with `trove serve` running;
-#   trove search on Corpora/ beside `llm similar` (simonw/llm + llm-ollama against the Ollama stand-in) on Corpora/;
+#   trove search on Corpora/ beside `llm similar` (simonw/llm + llm-ollama against the Ollama stand-in) on Corpora/,
+#   all in turn, round by round (process start to exit with posix_spawn and wait4, as `hyperfine -N` times them);
 # then the time the running server spends inside one search (`trove-bench warm`).
 #   Scripts/bench-latency.sh [RUNS]          (default 30; `llm similar` gets a third of them)
 #   TROVE=installed Scripts/bench-latency.sh (times the binary Scripts/install.sh makes, Swift runtime linked in,
@@ -73,15 +74,44 @@ fi
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $trove ($(ldd "$trove" | grep -q libswiftCore && echo "Swift runtime linked dynamically" || echo "Swift runtime linked in"))"
 echo "# OpenBLAS $("$trove" doctor --index "$cran" 2>&1 | sed -n 's/.*\(kernel [A-Za-z0-9]*\).*/\1/p' | head -1)"
-hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/trove.json" "${commands[@]}" > /dev/null
-[ "$peerRuns" = 0 ] || hyperfine -N --warmup 1 --runs "$peerRuns" --export-json "$work/peer.json" \
-    "$peer/.venv/bin/llm similar corpora -n 10 -c '$corporaQuery'" > /dev/null
+# The commands run in turn, round after round (not each one's runs back to back, as hyperfine does), so a drift
+# in the machine's state between rows cannot pass for a difference between them; the peer runs every third round.
+peerCommand=""
+[ "$peerRuns" = 0 ] || peerCommand="$peer/.venv/bin/llm similar corpora -n 10 -c '$corporaQuery'"
+python3 - "$runs" "$work/times.json" "$peerCommand" "${commands[@]}" <<'PY'
+import json, os, shlex, sys, time
+runs, out, peer, commands = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+entries = [(c, 1) for c in commands] + ([(peer, 3)] if peer else [])
+devnull = os.open(os.devnull, os.O_RDWR)
+results = [{"command": c, "times": [], "user": [], "system": []} for c, _ in entries]
+warmup = 3
+for round in range(warmup + runs):
+    for (command, every), result in zip(entries, results):
+        timed = round >= warmup and (round - warmup) % every == 0
+        if not timed and (every > 1 and round > 0 or round >= warmup):
+            continue
+        argv = shlex.split(command)
+        start = time.perf_counter_ns()
+        pid = os.posix_spawnp(argv[0], argv, os.environ,
+                              file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
+        _, status, usage = os.wait4(pid, 0)
+        wall = (time.perf_counter_ns() - start) / 1e9
+        if status != 0:
+            sys.exit(f"exit status {status}: {command}")
+        if timed:
+            result["times"].append(wall)
+            result["user"].append(usage.ru_utime)
+            result["system"].append(usage.ru_stime)
+for result in results:
+    result["user"] = sum(result["user"]) / len(result["user"])
+    result["system"] = sum(result["system"]) / len(result["system"])
+json.dump({"results": results}, open(out, "w"))
+PY
 python3 - "$work" "$peerRuns" "${names[@]}" <<'PY'
 import json, statistics, sys, os
 work, peer_runs, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-rows = json.load(open(os.path.join(work, "trove.json")))["results"]
+rows = json.load(open(os.path.join(work, "times.json")))["results"]
 if peer_runs:
-    rows += json.load(open(os.path.join(work, "peer.json")))["results"]
     names = names + ["llm similar, Corpora/ (peer)"]
 ms = lambda r: 1000 * statistics.median(r["times"])
 base = ms(rows[0])

@@ -28,7 +28,7 @@ sources() {
         gitignore | chunker) ls Sources/TroveIngest/*.swift ;;
         # The whole store, its PostgreSQL half (Sources/TroveStore/Postgres, libpq) included.
         fts5 | vectors-header) find Sources/TroveStore -name '*.swift' | sort ;;
-        safetensors) echo Sources/TroveMiniLM/{SafeTensors,MiniLMError,FileIdentity}.swift ;;
+        safetensors) echo Sources/TroveMiniLM/{SafeTensors,SafeTensorsHeader,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
         # The decoder with the request types it checks; what they import comes from modules() below.
         serve) echo Sources/TroveKit/{WarmSearch,WarmSearch+Embedding,SearchRequest,SearchRequest+Checks,SearchFilter,StopSignal}.swift ;;

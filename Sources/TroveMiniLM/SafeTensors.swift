@@ -25,7 +25,7 @@ public final class SafeTensors: @unchecked Sendable {
     private let length: Int
     private let dataStart: Int
 
-    /// Maps `path` and parses its JSON header.
+    /// Maps `path` and parses its JSON header (`SafeTensorsHeader`).
     public init(path: String) throws {
         self.path = path
         let fd = open(path, O_RDONLY)
@@ -53,17 +53,15 @@ public final class SafeTensors: @unchecked Sendable {
                     + " — reinstall the model: Scripts/install-model.sh")
         }
         dataStart = 8 + headerLength
-        let header = Data(bytes: base + 8, count: headerLength)
-        guard let object = try? JSONSerialization.jsonObject(with: header) as? [String: Any] else {
+        guard let entries = SafeTensorsHeader.parse(UnsafeRawBufferPointer(start: base + 8, count: headerLength))
+        else {
             munmap(mapped, length)
             throw MiniLMError(.badFile, "\(path) is not a safetensors file: its header is not a JSON object")
         }
         var tensors: [String: Tensor] = [:]
-        for (name, value) in object where name != "__metadata__" {
-            guard let entry = value as? [String: Any], let dtype = entry["dtype"] as? String,
-                let shape = entry["shape"] as? [Int], let offsets = entry["data_offsets"] as? [Int],
-                offsets.count == 2, offsets[0] >= 0, offsets[0] <= offsets[1], offsets[1] <= length - dataStart,
-                shape.allSatisfy({ $0 >= 0 })
+        for (name, entry) in entries where name != "__metadata__" {
+            guard let dtype = entry.dtype, let shape = entry.shape, let offsets = entry.offsets, offsets.count == 2,
+                offsets[0] >= 0, offsets[0] <= offsets[1], offsets[1] <= length - dataStart, shape.allSatisfy({ $0 >= 0 })
             else {
                 munmap(mapped, length)
                 throw MiniLMError(.badFile, "\(path): tensor '\(name)' has a malformed header entry")
