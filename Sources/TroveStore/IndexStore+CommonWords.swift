@@ -45,20 +45,10 @@ extension IndexStore {
                 capped
                 ? "SELECT rowid, score FROM (\(scored) LIMIT ?8) ORDER BY score DESC, rowid LIMIT ?4"
                 : scored + " ORDER BY score DESC, rowid LIMIT ?4"
-            return try database.withStatement(sql) { statement in
-                try statement.bind(bm25.k1, at: 1)
-                try statement.bind(bm25.b, at: 2)
-                try statement.bind(bm25.headingWeight, at: 3)
-                try statement.bind(limit, at: 4)
-                if let allowedChunkIDs { try statement.bind(Self.jsonList(allowedChunkIDs), at: 5) }
+            return try keywordHits(sql, limit: limit, allowedChunkIDs: allowedChunkIDs, bm25: bm25) { statement in
                 try statement.bind(query, at: 6)
                 try statement.bind(match, at: 7)
                 if capped { try statement.bind(cap, at: 8) }
-                var hits: [KeywordHit] = []
-                while try statement.step() {
-                    hits.append(KeywordHit(chunkID: statement.int64(0), score: statement.double(1)))
-                }
-                return hits
             }
         }
 

@@ -73,14 +73,24 @@ extension IndexStore {
             ? legs[0] + " ORDER BY score DESC, rowid LIMIT ?4"
             : "SELECT rowid, sum(score) AS total FROM (\(legs.joined(separator: " UNION ALL "))) "
                 + "GROUP BY rowid ORDER BY total DESC, rowid LIMIT ?4"
-        return try database.withStatement(sql) { statement in
+        return try keywordHits(sql, limit: limit, allowedChunkIDs: allowedChunkIDs, bm25: bm25) { statement in
+            if let words { try statement.bind(words, at: 6) }
+            if let cjk { try statement.bind(cjk, at: 7) }
+        }
+    }
+
+    /// The (chunk id, score) rows of a keyword ranking statement whose parameters are ?1 k1, ?2 b, ?3 the heading
+    /// weight, ?4 the limit and ?5 the allowed ids; `binding` binds the statement's others.
+    func keywordHits(
+        _ sql: String, limit: Int, allowedChunkIDs: [Int64]?, bm25: BM25, binding: (Statement) throws -> Void
+    ) throws -> [KeywordHit] {
+        try database.withStatement(sql) { statement in
             try statement.bind(bm25.k1, at: 1)
             try statement.bind(bm25.b, at: 2)
             try statement.bind(bm25.headingWeight, at: 3)
             try statement.bind(limit, at: 4)
             if let allowedChunkIDs { try statement.bind(Self.jsonList(allowedChunkIDs), at: 5) }
-            if let words { try statement.bind(words, at: 6) }
-            if let cjk { try statement.bind(cjk, at: 7) }
+            try binding(statement)
             var hits: [KeywordHit] = []
             while try statement.step() {
                 hits.append(KeywordHit(chunkID: statement.int64(0), score: statement.double(1)))
