@@ -2,21 +2,6 @@ import TroveBLAS
 import TroveSearch
 import TroveStore
 
-/// Which passages a search may rank: listed by chunk id (a snapshot store's row mask), or as document conditions
-/// the store evaluates inside its own queries (PostgreSQL's `WHERE` clause).
-enum CandidateRestriction {
-    case chunks([Int64])
-    case documents(DocumentConditions)
-
-    /// True when nothing can pass.
-    var allowsNothing: Bool {
-        switch self {
-        case .chunks(let ids): ids.isEmpty
-        case .documents(let conditions): conditions.allowsNothing
-        }
-    }
-}
-
 /// Where the retriever's vector candidates come from: a snapshot of the matrix ranked by BLAS in this process
 /// (SQLite), or the store's own query with the filter inside it (PostgreSQL + pgvector). Everything else of a
 /// search (keywords, fusion, grouping, the winners' text) is the same code for both.

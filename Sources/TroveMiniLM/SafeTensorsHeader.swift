@@ -126,15 +126,18 @@ enum SafeTensorsHeader {
             let start = at
             guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { return nil }
             at += 1
+            // Unescaped runs are decoded whole; escapes between them are appended one scalar at a time.
             var scalars = String.UnicodeScalarView()
             var runStart = at
-            func flushRun(_ reader: Reader, to end: Int) {
-                scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: reader.bytes[runStart..<end]), as: UTF8.self).unicodeScalars)
+            let bytes = self.bytes
+            func flushRun(to end: Int) {
+                let run = UnsafeBufferPointer(rebasing: bytes[runStart..<end])
+                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
             }
             while at < bytes.count {
                 let byte = bytes[at]
                 if byte == UInt8(ascii: "\"") {
-                    flushRun(self, to: at)
+                    flushRun(to: at)
                     at += 1
                     return String(scalars)
                 }
@@ -143,7 +146,7 @@ enum SafeTensorsHeader {
                     at += 1
                     continue
                 }
-                flushRun(self, to: at)
+                flushRun(to: at)
                 at += 1
                 guard at < bytes.count, let scalar = escape() else { break }
                 scalars.append(scalar)

@@ -54,3 +54,18 @@ public struct DocumentConditions: Sendable, Equatable {
         (text.hasPrefix(".") ? String(text.dropFirst()) : text).lowercased()
     }
 }
+
+/// Which passages a search may rank: listed by chunk id (a snapshot store's row mask, or a retriever's winners
+/// rescored), or as document conditions a store evaluates inside its own queries (PostgreSQL's `WHERE` clause).
+public enum CandidateRestriction: Sendable {
+    case chunks([Int64])
+    case documents(DocumentConditions)
+
+    /// True when nothing can pass.
+    public var allowsNothing: Bool {
+        switch self {
+        case .chunks(let ids): ids.isEmpty
+        case .documents(let conditions): conditions.allowsNothing
+        }
+    }
+}

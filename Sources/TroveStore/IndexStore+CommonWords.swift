@@ -53,13 +53,14 @@ extension IndexStore {
         }
 
         var hits: [KeywordHit] = []
-        if let rare = Self.or(others) {
+        let rare = Self.or(others)
+        if let rare {
             // Rows with another word, every phrase of the query scored (they follow the selecting ones).
             hits = try ranked("(\(rare)) AND (\(query))", first: others.count, capped: false)
             let bound = Double(common.count) * TROVE_BM25_SLIVER * (bm25.k1 + 1)
             if hits.count == limit, let last = hits.last, last.score > bound { return hits }
         }
-        let onlyCommon = Self.or(others).map { "(\(query)) NOT (\($0))" } ?? query
+        let onlyCommon = rare.map { "(\(query)) NOT (\($0))" } ?? query
         hits += try ranked(onlyCommon, first: 0, capped: true)
         hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.chunkID < $1.chunkID }
         return Array(hits.prefix(limit))

@@ -11,13 +11,7 @@ import TroveTestTraits
 struct ConsistencyTests {
     private func filled(_ directory: TemporaryDirectory, documents: Int = 3) throws -> IndexStore {
         let store = try makeStore(in: directory)
-        let root = try store.rootID(forPath: "/r")
-        try store.inTransaction {
-            for index in 0..<documents {
-                try store.replaceDocument(
-                    document(root, "doc\(index).md"), chunks: (0..<2).map { chunk($0, "text \(index) \($0)") })
-            }
-        }
+        try fill(store, documents: documents)
         return store
     }
 
@@ -26,6 +20,12 @@ struct ConsistencyTests {
         -> any IndexBackend
     {
         let store = try await makeBackend(kind, in: directory)
+        try fill(store, documents: documents)
+        return store
+    }
+
+    /// `documents` documents of two chunks each under the root `/r`.
+    private func fill(_ store: any IndexBackend, documents: Int) throws {
         let root = try store.rootID(forPath: "/r")
         try store.inTransaction {
             for index in 0..<documents {
@@ -33,7 +33,6 @@ struct ConsistencyTests {
                     document(root, "doc\(index).md"), chunks: (0..<2).map { chunk($0, "text \(index) \($0)") })
             }
         }
-        return store
     }
 
     /// Stages a vector for every chunk (or every one but the last) of `store`.

@@ -1,26 +1,13 @@
 /// Search filters as SQL: the restriction of a PostgreSQL search is part of its query, as conditions on the
 /// documents table, so a filter costs one `WHERE` clause however many passages it keeps (not an array of every
 /// allowed chunk id built in Swift and sent with each query).
-enum PostgresRestriction {
-    /// These chunks only (a retriever's winners, rescored).
-    case chunkIDs([Int64])
-    /// The chunks of the documents meeting these conditions.
-    case documents(DocumentConditions)
-
-    /// True when nothing can pass.
-    var allowsNothing: Bool {
-        switch self {
-        case .chunkIDs(let ids): ids.isEmpty
-        case .documents(let conditions): conditions.allowsNothing
-        }
-    }
-
+extension CandidateRestriction {
     /// A `WHERE` term true for the allowed chunks: over the chunk id column `chunk`, or, for conditions and when
     /// the table has one, its document id column `document` (no join with `chunks` then); its parameters are
     /// numbered from `$first`.
     func sql(chunk: String, document: String? = nil, first: Int) -> (sql: String, parameters: [String?]) {
         switch self {
-        case .chunkIDs(let ids):
+        case .chunks(let ids):
             return ("\(chunk) = ANY($\(first)::bigint[])", [PostgresArray.ids(ids)])
         case .documents(let conditions):
             let (terms, parameters) = Self.terms(conditions, first: first)
@@ -69,7 +56,7 @@ extension PostgresStore {
         -> [SearchableDocument]
     {
         guard !conditions.allowsNothing, limit.map({ $0 > 0 }) ?? true else { return [] }
-        let (terms, parameters) = PostgresRestriction.terms(conditions, first: 1)
+        let (terms, parameters) = CandidateRestriction.terms(conditions, first: 1)
         let rows = try connection.query(
             """
             SELECT d.id, roots.path, d.path, d.mtime_ns FROM documents d JOIN roots ON roots.id = d.root_id
@@ -83,11 +70,11 @@ extension PostgresStore {
     }
 
     /// How many chunks a restriction allows (the share an HNSW search must widen `ef_search` by).
-    func allowedChunkCount(_ restriction: PostgresRestriction) throws -> Int {
+    func allowedChunkCount(_ restriction: CandidateRestriction) throws -> Int {
         switch restriction {
-        case .chunkIDs(let ids): return ids.count
+        case .chunks(let ids): return ids.count
         case .documents(let conditions):
-            let (terms, parameters) = PostgresRestriction.terms(conditions, first: 1)
+            let (terms, parameters) = CandidateRestriction.terms(conditions, first: 1)
             return Int(
                 try connection.scalar(
                     "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE \(terms)",

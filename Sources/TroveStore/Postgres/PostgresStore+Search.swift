@@ -71,7 +71,7 @@ extension PostgresStore: VectorQueryStore {
     public func keywordSearch(_ query: String, limit: Int, allowedChunkIDs: [Int64]?, bm25: BM25) throws
         -> [KeywordHit]
     {
-        try keywordSearch(query, limit: limit, restriction: allowedChunkIDs.map { .chunkIDs($0) }, bm25: bm25)
+        try keywordSearch(query, limit: limit, restriction: allowedChunkIDs.map { .chunks($0) }, bm25: bm25)
     }
 
     /// `keywordSearch` among the chunks of the documents meeting `conditions`, in the query's `WHERE` clause.
@@ -81,7 +81,7 @@ extension PostgresStore: VectorQueryStore {
         try keywordSearch(query, limit: limit, restriction: .documents(conditions), bm25: bm25)
     }
 
-    private func keywordSearch(_ query: String, limit: Int, restriction: PostgresRestriction?, bm25: BM25) throws
+    private func keywordSearch(_ query: String, limit: Int, restriction: CandidateRestriction?, bm25: BM25) throws
         -> [KeywordHit]
     {
         guard limit > 0, restriction?.allowsNothing != true else { return [] }
@@ -122,7 +122,7 @@ extension PostgresStore: VectorQueryStore {
     public func nearestChunks(to query: [Float], limit: Int, minScore: Float, allowedChunkIDs: [Int64]?) throws
         -> [VectorHit]
     {
-        try nearestChunks(query, limit: limit, minScore: minScore, restriction: allowedChunkIDs.map { .chunkIDs($0) })
+        try nearestChunks(query, limit: limit, minScore: minScore, restriction: allowedChunkIDs.map { .chunks($0) })
     }
 
     /// `nearestChunks` among the chunks of the documents meeting `conditions`, in the query's `WHERE` clause.
@@ -132,7 +132,7 @@ extension PostgresStore: VectorQueryStore {
         try nearestChunks(query, limit: limit, minScore: minScore, restriction: .documents(conditions))
     }
 
-    private func nearestChunks(_ query: [Float], limit: Int, minScore: Float, restriction: PostgresRestriction?)
+    private func nearestChunks(_ query: [Float], limit: Int, minScore: Float, restriction: CandidateRestriction?)
         throws -> [VectorHit]
     {
         guard limit > 0, restriction?.allowsNothing != true else { return [] }
@@ -170,7 +170,7 @@ extension PostgresStore: VectorQueryStore {
     /// orders by `distance + 0`, an expression the HNSW index cannot serve, so the planner computes every allowed
     /// row's distance while keeping its other indexes for the filter (turning index scans off, as this did first,
     /// also turned off the `chunks.document_id` lookups a filter's conditions need).
-    private func nearest(_ vector: String, limit: Int, allowed: PostgresRestriction?, efSearch: Int?) throws
+    private func nearest(_ vector: String, limit: Int, allowed: CandidateRestriction?, efSearch: Int?) throws
         -> [VectorHit]
     {
         try connection.transaction {
