@@ -12,12 +12,13 @@ static TARGET inline float horizontal_sum(__m256 v) {
     return _mm_cvtss_f32(low);
 }
 
-/// R rows of A against J rows of W, over all of k: R×J accumulators of eight lanes. With `next`, the J rows of W
-/// after these are prefetched (only the first row group of a panel does it: the others find W in L1).
+/// R rows of A against J rows of W, over all of k: R×J accumulators of eight lanes. With `next`, columns `from` to
+/// `to` of the J rows of W after these are prefetched, a cache line of each row every other step: each row group
+/// of a panel fetches its own slice of the next panel (the others find this one in L1).
 #define BLOCK(R, J)                                                                                                   \
     static TARGET inline void block_##R##_##J(int k, const float *a, int lda, const float *w, int ldw,               \
                                               const float *bias, int accumulate, float *c, int ldc,                  \
-                                              const float *next) {                                                   \
+                                              const float *next, int from, int to) {                                                   \
         __m256 acc[R][J];                                                                                             \
         for (int r = 0; r < R; r++)                                                                                   \
             for (int j = 0; j < J; j++) acc[r][j] = _mm256_setzero_ps();                                              \
@@ -25,8 +26,9 @@ static TARGET inline float horizontal_sum(__m256 v) {
         for (; p + 8 <= k; p += 8) {                                                                                  \
             __m256 weights[J];                                                                                        \
             for (int j = 0; j < J; j++) weights[j] = _mm256_loadu_ps(w + (long)j * ldw + p);                         \
-            if (next && (p & 15) == 0)                                                                                \
-                for (int j = 0; j < J; j++) _mm_prefetch((const char *)(next + (long)j * ldw + p), _MM_HINT_T0);      \
+            int line = from + p;                                                                                      \
+            if (next && (p & 15) == 0 && line < to)                                                                   \
+                for (int j = 0; j < J; j++) _mm_prefetch((const char *)(next + (long)j * ldw + line), _MM_HINT_T0);   \
             for (int r = 0; r < R; r++) {                                                                             \
                 __m256 x = _mm256_loadu_ps(a + (long)r * lda + p);                                                    \
                 for (int j = 0; j < J; j++) acc[r][j] = _mm256_fmadd_ps(x, weights[j], acc[r][j]);                   \
@@ -46,15 +48,21 @@ BLOCK(1, 3)
 BLOCK(4, 1)
 BLOCK(1, 1)
 
-/// Every row of A against the J rows of W at `w` (output columns j…j+J-1).
+/// Every row of A against the J rows of W at `w` (output columns j…j+J-1), prefetching `next` (J rows) meanwhile.
+/// Spread over all row groups, the prefetches keep the memory busy the whole panel long: issued by the first group
+/// alone, they came in one burst and a one-query product ran 20-30% slower (BENCHMARKS.md).
 #define PANEL(J)                                                                                                      \
     static TARGET void panel_##J(int m, int k, const float *a, int lda, const float *w, int ldw, const float *bias,  \
                                  int accumulate, float *c, int ldc, const float *next) {                             \
-        int i = 0;                                                                                                    \
-        for (; i + 4 <= m; i += 4, next = 0)                                                                          \
-            block_4_##J(k, a + (long)i * lda, lda, w, ldw, bias, accumulate, c + (long)i * ldc, ldc, next);          \
-        for (; i < m; i++, next = 0)                                                                                  \
-            block_1_##J(k, a + (long)i * lda, lda, w, ldw, bias, accumulate, c + (long)i * ldc, ldc, next);          \
+        int groups = m / 4 + m % 4;                                                                                   \
+        int slice = ((k + groups - 1) / groups + 15) / 16 * 16; /* whole cache lines */                              \
+        int i = 0, from = 0;                                                                                          \
+        for (; i + 4 <= m; i += 4, from += slice)                                                                     \
+            block_4_##J(k, a + (long)i * lda, lda, w, ldw, bias, accumulate, c + (long)i * ldc, ldc, next, from,     \
+                        from + slice);                                                                                \
+        for (; i < m; i++, from += slice)                                                                             \
+            block_1_##J(k, a + (long)i * lda, lda, w, ldw, bias, accumulate, c + (long)i * ldc, ldc, next, from,     \
+                        from + slice);                                                                                \
     }
 PANEL(3)
 PANEL(1)
@@ -69,7 +77,41 @@ TARGET void trove_sgemm_nt_avx2(int m, int n, int k, const float *a, int lda, co
     for (; j < n; j++) panel_1(m, k, a, lda, w + (long)j * ldw, ldw, bias ? bias + j : 0, accumulate, c + j, ldc, 0);
 }
 
+TARGET void trove_head_scores_avx2(int n, int d, float scale, const float *q, const float *k, int ld, float *scores) {
+    for (int i = 0; i < n; i++) {
+        const float *x = q + (long)i * ld;
+        for (int j = 0; j < n; j++) {
+            const float *y = k + (long)j * ld;
+            __m256 acc = _mm256_setzero_ps();
+            for (int p = 0; p < d; p += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(x + p), _mm256_loadu_ps(y + p), acc);
+            scores[(long)i * n + j] = scale * horizontal_sum(acc);
+        }
+    }
+}
+
+TARGET void trove_head_mix_avx2(int n, int d, const float *weights, const float *v, int ld, float *out, int ldo) {
+    for (int i = 0; i < n; i++) {
+        const float *row = weights + (long)i * n;
+        for (int p = 0; p < d; p += 8) {
+            __m256 acc = _mm256_setzero_ps();
+            for (int j = 0; j < n; j++)
+                acc = _mm256_fmadd_ps(_mm256_set1_ps(row[j]), _mm256_loadu_ps(v + (long)j * ld + p), acc);
+            _mm256_storeu_ps(out + (long)i * ldo + p, acc);
+        }
+    }
+}
+
 #else
+
+void trove_head_scores_avx2(int n, int d, float scale, const float *q, const float *k, int ld, float *scores) {
+    (void)n, (void)d, (void)scale, (void)q, (void)k, (void)ld, (void)scores;
+    __builtin_trap();  // never called: the caller checks for AVX2 and FMA first
+}
+
+void trove_head_mix_avx2(int n, int d, const float *weights, const float *v, int ld, float *out, int ldo) {
+    (void)n, (void)d, (void)weights, (void)v, (void)ld, (void)out, (void)ldo;
+    __builtin_trap();  // never called: the caller checks for AVX2 and FMA first
+}
 
 void trove_sgemm_nt_avx2(int m, int n, int k, const float *a, int lda, const float *w, int ldw, const float *bias,
                          int accumulate, float *c, int ldc) {

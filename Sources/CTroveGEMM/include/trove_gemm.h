@@ -13,4 +13,12 @@
 void trove_sgemm_nt_avx2(int m, int n, int k, const float *a, int lda, const float *w, int ldw, const float *bias,
                          int accumulate, float *c, int ldc);
 
+/// One attention head of a short sequence, the two products OpenBLAS's sgemm spent more on setting up than on
+/// arithmetic (n×n×32, 144 calls a query). `scores` (n×n, packed) = scale · Q · Kᵀ, where row i of Q and K starts at
+/// q + i·ld and k + i·ld; d (the head size) must be a multiple of 8. AVX2 and FMA only, as above.
+void trove_head_scores_avx2(int n, int d, float scale, const float *q, const float *k, int ld, float *scores);
+
+/// `out` (n×d, row stride ldo) = weights · V: row i is the sum over j of weights[i·n + j] times V's row j (at v + j·ld).
+void trove_head_mix_avx2(int n, int d, const float *weights, const float *v, int ld, float *out, int ldo);
+
 #endif
