@@ -36,6 +36,9 @@ public final class MiniLM: Sendable {
     public let tokenizer: WordPieceTokenizer
     private let weights: Weights
 
+    /// Threads that split a pass's products with its caller, started by the first pass that splits.
+    private let partners = Mutex<Lanes?>(nil)
+
     /// The build of the row loops (layer norm, softmax, GELU) this model runs: by default the widest this CPU runs.
     public let rowKernels: Kernels.Build
 
@@ -205,7 +208,7 @@ public final class MiniLM: Sendable {
             }
             var offset = 0
             for n in lengths {
-                Self.split(lanes) { lane in
+                split(lanes) { lane in
                     let scores = scores.pointer + lane * longest * longest
                     let inverseSums = inverseSums.pointer + lane * longest
                     for head in stride(from: lane, to: Self.headCount, by: lanes) {
@@ -308,7 +311,7 @@ public final class MiniLM: Sendable {
     ) {
         // Whole panels of three rows, the kernel's unit.
         let share = (outer / lanes + 2) / 3 * 3
-        Self.split(lanes) { lane in
+        split(lanes) { lane in
             let first = lane * share
             let count = min(share, outer - first)
             guard count > 0 else { return }
@@ -327,7 +330,7 @@ public final class MiniLM: Sendable {
     ) {
         // Blocks of whole 8-float vectors, so every lane's columns start aligned as the full product's do.
         let share = (outer / lanes + 7) / 8 * 8
-        Self.split(lanes) { lane in
+        split(lanes) { lane in
             let first = lane * share
             let count = min(share, outer - first)
             guard count > 0 else { return }
@@ -337,9 +340,15 @@ public final class MiniLM: Sendable {
         }
     }
 
-    /// Runs `body` for lanes 0..<`lanes` at once (the calling thread takes one), or inline for one lane.
-    private static func split(_ lanes: Int, _ body: (Int) -> Void) {
+    /// Runs `body` for lanes 0..<`lanes` at once (the calling thread takes one), or inline for one lane: on the
+    /// partner threads of `lanes` (`Lanes`), or through `concurrentPerform` while another pass holds them.
+    private func split(_ lanes: Int, _ body: (Int) -> Void) {
         guard lanes > 1 else { return body(0) }
+        let partners = self.partners.withLock { partners in
+            if partners == nil { partners = Lanes(count: lanes) }
+            return partners!
+        }
+        if partners.run(lanes, body) { return }
         withoutActuallyEscaping(body) { body in
             let lanesBody = LanesBody(run: body)
             DispatchQueue.concurrentPerform(iterations: lanes) { lanesBody.run($0) }
