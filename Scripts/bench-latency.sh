@@ -8,6 +8,9 @@
 #   Scripts/bench-latency.sh [RUNS]          (default 30; `llm similar` gets a third of them)
 #   TROVE=installed Scripts/bench-latency.sh (times the binary Scripts/install.sh makes, Swift runtime linked in,
 #                                             installed under $LATENCY_DIR/prefix; TROVE=PATH times another build)
+#   BASELINE=PATH Scripts/bench-latency.sh   (another trove binary, e.g. a build of the revision before, timed in
+#                                             the same rounds: its own rows, its own `--version`, its own server on
+#                                             a copy of the cranfield index)
 # The indexes are built once under $LATENCY_DIR (default /tmp/trove-latency) and reused. The peer needs the
 # `.venv`s of ../shared/tools/peer-llm and ../shared/tools/ollama-standin (their setup.sh); where the shared folder is
 # read-only, copy the two folders, run setup.sh there and point PEER_LLM and STANDIN at the copies. Without them
@@ -44,15 +47,24 @@ pids=$serve
 trap 'kill $pids 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$cran.sock" ] && break; sleep 0.1; done
 
-commands=(
-    "$trove --version"
-    "$trove embed --embedder builtin 'hello world'"
-    "$trove search --cold --index $cran '$cranQuery'"
-    "$trove search --index $cran '$cranQuery'"
-    "$trove search --cold --index $corpora '$corporaQuery'"
-)
+rows() {  # BINARY CRANFIELD_INDEX: the five commands, in the order of `names`
+    printf '%s\n' "$1 --version" "$1 embed --embedder builtin 'hello world'" \
+        "$1 search --cold --index $2 '$cranQuery'" "$1 search --index $2 '$cranQuery'" \
+        "$1 search --cold --index $corpora '$corporaQuery'"
+}
+mapfile -t commands < <(rows "$trove" "$cran")
 names=("trove --version" "trove embed (builtin, 2 words)" "trove search, cranfield, hybrid, cold"
     "trove search, cranfield, hybrid, trove serve running" "trove search, Corpora/, hybrid, cold")
+if [ -n "${BASELINE:-}" ]; then
+    baseCran=$work/cranfield-baseline.sqlite
+    cp "$cran" "$baseCran"
+    [ -f "$cran.vectors" ] && cp "$cran.vectors" "$baseCran.vectors"
+    "$BASELINE" serve --index "$baseCran" 2> "$work/serve-baseline.log" &
+    pids="$pids $!"
+    for _ in $(seq 100); do [ -S "$baseCran.sock" ] && break; sleep 0.1; done
+    mapfile -t -O 5 commands < <(rows "$BASELINE" "$baseCran")
+    names+=("${names[@]/#/baseline: }")
+fi
 peerRuns=0
 if [ -x "$peer/.venv/bin/llm" ] && [ -x "$standin/.venv/bin/python" ]; then
     port=$work/standin.port
@@ -119,12 +131,13 @@ rows = json.load(open(os.path.join(work, "times.json")))["results"]
 if peer_runs:
     names = names + ["llm similar, Corpora/ (peer)"]
 ms = lambda r: 1000 * statistics.median(r["times"])
-base = ms(rows[0])
 corpora = ms(rows[4])
 print("| command | median ms | min ms | − `--version` ms | user + sys ms |")
 print("|---|---:|---:|---:|---:|")
-for name, r in zip(names, rows):
-    extra = f"{ms(r) - base:+.1f}" if r is not rows[0] else ""
+for index, (name, r) in enumerate(zip(names, rows)):
+    # Each binary's rows (five each, the peer last) against its own `--version`.
+    version = rows[index // 5 * 5] if not name.startswith("llm") else rows[0]
+    extra = f"{ms(r) - ms(version):+.1f}" if r is not version else ""
     print(f"| {name} | {ms(r):.1f} | {1000 * min(r['times']):.1f} | {extra} | {1000 * (r['user'] + r['system']):.1f} |")
 if peer_runs:
     print(f"\n`llm similar` ÷ `trove search` on Corpora/ (medians): {ms(rows[-1]) / corpora:.1f}×")

@@ -10,7 +10,8 @@ import Synchronization
 /// concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`). Sequences of a batch are
 /// packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
 /// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
-/// splits each product (and the heads) over the threads instead.
+/// splits each product (and the heads) over the threads instead, its caller and partner threads that stay awake
+/// through the pass (`Lanes`).
 public final class MiniLM: Sendable {
     /// Vector length.
     public static let dimension = 384
