@@ -18,7 +18,7 @@ static TARGET inline float horizontal_sum(__m256 v) {
 #define BLOCK(R, J)                                                                                                   \
     static TARGET inline void block_##R##_##J(int k, const float *a, int lda, const float *w, int ldw,               \
                                               const float *bias, int accumulate, float *c, int ldc,                  \
-                                              const float *next, int from, int to) {                                                   \
+                                              const float *next, int from, int to) {                                 \
         __m256 acc[R][J];                                                                                             \
         for (int r = 0; r < R; r++)                                                                                   \
             for (int j = 0; j < J; j++) acc[r][j] = _mm256_setzero_ps();                                              \
@@ -50,7 +50,7 @@ BLOCK(1, 1)
 
 /// Every row of A against the J rows of W at `w` (output columns j…j+J-1), prefetching `next` (J rows) meanwhile.
 /// Spread over all row groups, the prefetches keep the memory busy the whole panel long: issued by the first group
-/// alone, they came in one burst and a one-query product ran 20-30% slower (BENCHMARKS.md).
+/// alone, they came in one burst and a 20-token query's products took 1.14× as long (BENCHMARKS.md, round 5).
 #define PANEL(J)                                                                                                      \
     static TARGET void panel_##J(int m, int k, const float *a, int lda, const float *w, int ldw, const float *bias,  \
                                  int accumulate, float *c, int ldc, const float *next) {                             \
