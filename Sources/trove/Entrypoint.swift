@@ -15,6 +15,12 @@ struct Entrypoint {
         let console = Console(
             output: FileStream.standardOutput, error: FileStream.standardError,
             environment: ProcessInfo.processInfo.environment)
+        await runAndExit(console)
+    }
+
+    /// Exits on the thread that ran the command: resuming `main` (on the main actor) first would start a thread for
+    /// the main queue, as `dispatch_main` serves it on Linux (an 8 MB stack and a malloc arena at every exit).
+    nonisolated static func runAndExit(_ console: Console) async -> Never {
         exit(await Launcher.run(Array(CommandLine.arguments.dropFirst()), console: console))
     }
 }
