@@ -111,11 +111,11 @@ final class Lanes: Sendable {
             }
         }
 
-        /// A partner's loop: wait for a new generation, run its lane of `body`, count itself finished.
         private let running = Atomic<Int>(0)
         /// Partner threads in `serve`: the tests check that dropping the `Lanes` stops them.
         var runningPartners: Int { running.load(ordering: .relaxed) }
 
+        /// A partner's loop: wait for a new generation, run its lane of `body`, count itself finished.
         func serve(lane: Int) {
             running.add(1, ordering: .relaxed)
             defer { running.subtract(1, ordering: .relaxed) }
