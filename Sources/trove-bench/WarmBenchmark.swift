@@ -30,7 +30,9 @@ enum WarmBenchmark {
         discussion: """
             Opens the index as `trove serve` does, loads its vectors and embedder once (the built-in model from the
             usual folder, or Ollama at OLLAMA_HOST), then times --runs searches of --query, each as the server
-            answers one request. Prints the median, 90th percentile and minimum in milliseconds, wall and CPU time.
+            answers one request. Prints the median, 90th percentile and minimum in milliseconds, wall and CPU time,
+            then the median of each part (the query's embedding, the search with its vector given, the answer's
+            JSON), each timed alone after every search.
             """,
         groups: [OptionGroup("Options", [index, query, mode, runs, fakeOllama])])
 
@@ -57,6 +59,13 @@ enum WarmBenchmark {
         let request = SearchRequest(query: query, mode: mode)
         var times: [Double] = []
         var cpuTimes: [Double] = []
+        // The same calls again, one at a time, after each timed search: where a warm search's time goes.
+        var parts: [String: [Double]] = [:]
+        func part(_ name: String, _ body: () async throws -> Void) async rethrows {
+            let start = now()
+            try await body()
+            parts[name, default: []].append((now() - start) * 1000)
+        }
         for run in 0...runs {
             let start = now()
             let cpuStart = cpuTime()
@@ -67,6 +76,15 @@ enum WarmBenchmark {
             if run > 0 {
                 times.append((now() - start) * 1000)
                 cpuTimes.append((cpuTime() - cpuStart) * 1000)
+                var vector: [Float]?
+                if mode != .keyword {
+                    try await part("the query's embedding") { vector = try await retriever.embed(query: query, embedder: embedder) }
+                }
+                var found: [SearchHit] = []
+                try await part("the search, its vector given") { found = try retriever.search(request, queryVector: vector) }
+                try await part("the answer's JSON") {
+                    _ = try JSONEncoder().encode(WarmSearch.Response(hits: found, model: retriever.manifest.model))
+                }
             }
         }
         times.sort()
@@ -78,6 +96,10 @@ enum WarmBenchmark {
                     + "CPU time median %.2f ms, min %.2f ms",
                 mode.rawValue, runs, times[times.count / 2], times[times.count * 9 / 10], times[0],
                 cpuTimes[cpuTimes.count / 2], cpuTimes[0]))
+        let split = ["the query's embedding", "the search, its vector given", "the answer's JSON"].compactMap { name in
+            parts[name].map { String(format: "%@ %.2f ms", name, $0.sorted()[$0.count / 2]) }
+        }
+        print("  its parts, each timed alone after every search (medians): " + split.joined(separator: ", "))
         return 0
     }
 
