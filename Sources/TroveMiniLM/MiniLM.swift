@@ -342,7 +342,8 @@ public final class MiniLM: Sendable {
     }
 
     /// Runs `body` for lanes 0..<`lanes` at once (the calling thread takes one), or inline for one lane: on the
-    /// partner threads of `lanes` (`Lanes`), or through `concurrentPerform` while another pass holds them.
+    /// partner threads of `partners` (`Lanes`, as many as the first pass that split asked for), or through
+    /// `concurrentPerform` while another pass holds them or for another number of lanes.
     private func split(_ lanes: Int, _ body: (Int) -> Void) {
         guard lanes > 1 else { return body(0) }
         let partners = self.partners.withLock { partners in

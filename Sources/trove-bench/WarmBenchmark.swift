@@ -60,11 +60,16 @@ enum WarmBenchmark {
         var times: [Double] = []
         var cpuTimes: [Double] = []
         // The same calls again, one at a time, after each timed search: where a warm search's time goes.
-        var parts: [String: [Double]] = [:]
+        var parts: [(name: String, times: [Double])] = []
         func part(_ name: String, _ body: () async throws -> Void) async rethrows {
             let start = now()
             try await body()
-            parts[name, default: []].append((now() - start) * 1000)
+            let elapsed = (now() - start) * 1000
+            if let index = parts.firstIndex(where: { $0.name == name }) {
+                parts[index].times.append(elapsed)
+            } else {
+                parts.append((name, [elapsed]))
+            }
         }
         for run in 0...runs {
             let start = now()
@@ -96,10 +101,8 @@ enum WarmBenchmark {
                     + "CPU time median %.2f ms, min %.2f ms",
                 mode.rawValue, runs, times[times.count / 2], times[times.count * 9 / 10], times[0],
                 cpuTimes[cpuTimes.count / 2], cpuTimes[0]))
-        let split = ["the query's embedding", "the search, its vector given", "the answer's JSON"].compactMap { name in
-            parts[name].map { String(format: "%@ %.2f ms", name, $0.sorted()[$0.count / 2]) }
-        }
-        print("  its parts, each timed alone after every search (medians): " + split.joined(separator: ", "))
+        let medians = parts.map { String(format: "%@ %.2f ms", $0.name, $0.times.sorted()[$0.times.count / 2]) }
+        print("  its parts, each timed alone after every search (medians): " + medians.joined(separator: ", "))
         return 0
     }
 
