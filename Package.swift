@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(
             name: "TroveMiniLMTests",
-            dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"],
+            dependencies: ["TroveMiniLM", "TroveMiniLMKernels", "CTroveGEMM", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(

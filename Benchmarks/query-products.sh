@@ -4,6 +4,8 @@
 # run's mean pass) and of the best passes.
 #
 #   Benchmarks/query-products.sh [BASE_REVISION [ROUNDS]]      (defaults: HEAD~1, 4)
+#   KERNEL=trove_sgemm_nt_avx512 Benchmarks/query-products.sh HEAD   (this tree's AVX-512 kernel against the
+#                                                                     revision's AVX2 one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-HEAD~1}
@@ -13,11 +15,11 @@ trap 'rm -rf "$work"' EXIT
 git show "$base:Sources/CTroveGEMM/trove_gemm.c" > "$work/base.c"
 git show "$base:Sources/CTroveGEMM/include/trove_gemm.h" > "$work/trove_gemm.h"
 cc=${CC:-clang}
-"$cc" -O2 -I Sources/CTroveGEMM/include Benchmarks/query_products.c Sources/CTroveGEMM/trove_gemm.c -lpthread \
+"$cc" -O2 -DKERNEL="${KERNEL:-trove_sgemm_nt_avx2}" -I Sources/CTroveGEMM/include Benchmarks/query_products.c Sources/CTroveGEMM/trove_gemm.c -lpthread \
     -o "$work/new"
 "$cc" -O2 -I "$work" Benchmarks/query_products.c "$work/base.c" -lpthread -o "$work/base"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# this tree against $base ($(git rev-parse --short "$base")), $rounds rounds in turn"
+echo "# this tree (${KERNEL:-trove_sgemm_nt_avx2}) against $base ($(git rev-parse --short "$base")), $rounds rounds in turn"
 for tokens in 8 20 32; do
     for lanes in 1 2; do
         for _ in $(seq "$rounds"); do

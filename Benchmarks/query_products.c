@@ -18,6 +18,10 @@ typedef struct {
     float *q, *k, *v, *o, *i, *f;
 } Layer;
 
+#ifndef KERNEL
+#define KERNEL trove_sgemm_nt_avx2  // -DKERNEL=trove_sgemm_nt_avx512 times the AVX-512 one
+#endif
+
 static Layer layers[L];
 static float *a, *middle, *c, *wide;
 static int m, lanes;
@@ -35,11 +39,11 @@ static float *random_floats(size_t count) {
     return p;
 }
 
-// This lane's share of the columns, in whole panels of three as MiniLM.inPlace splits them.
+// This lane's share of the columns, in whole panels of twelve as MiniLM.inPlace splits them.
 static void product(int lane, int n, int k, const float *x, const float *w, float *out, int ldc) {
-    int share = (n / lanes + 2) / 3 * 3, first = lane * share;
+    int share = (n / lanes + 11) / 12 * 12, first = lane * share;
     int count = n - first < share ? n - first : share;
-    if (count > 0) trove_sgemm_nt_avx2(m, count, k, x, k, w + (long)first * k, k, 0, 0, out + first, ldc);
+    if (count > 0) KERNEL(m, count, k, x, k, w + (long)first * k, k, 0, 0, out + first, ldc);
 }
 
 static void step_done(void) {

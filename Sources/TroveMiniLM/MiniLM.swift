@@ -6,7 +6,7 @@ import Synchronization
 /// all-MiniLM-L6-v2 (sentence-transformers): the 6-layer BERT encoder, mean pooling, L2 normalisation.
 ///
 /// Embeddings and norms stay in the memory-mapped safetensors file. A batch of a few tokens (a query) multiplies the
-/// file's own layer matrices in place (`trove_sgemm_nt_avx2`); a larger one uses them transposed and with Q, K, V
+/// file's own layer matrices in place (`trove_sgemm_nt_avx2`, or `_avx512` where the row loops are AVX-512); a larger one uses them transposed and with Q, K, V
 /// concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`). Sequences of a batch are
 /// packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
 /// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
@@ -310,13 +310,14 @@ public final class MiniLM: Sendable {
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ weight: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
         outer: Int, into out: UnsafeMutablePointer<Float>, stride: Int, lanes: Int
     ) {
-        // Whole panels of three rows, the kernel's unit.
-        let share = (outer / lanes + 2) / 3 * 3
+        // Whole panels of twelve rows: both kernels' units (three rows of W for AVX2, four for AVX-512).
+        let share = (outer / lanes + 11) / 12 * 12
+        let product = rowKernels == .avx512 ? trove_sgemm_nt_avx512 : trove_sgemm_nt_avx2
         split(lanes) { lane in
             let first = lane * share
             let count = min(share, outer - first)
             guard count > 0 else { return }
-            trove_sgemm_nt_avx2(
+            product(
                 Int32(rows), Int32(count), Int32(inner), x, Int32(inner), weight + first * inner, Int32(inner),
                 bias.map { $0 + first }, 0, out + first, Int32(stride))
         }
