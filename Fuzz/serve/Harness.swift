@@ -11,13 +11,13 @@ let embedding = WarmSearch.Embedding(ollama: nil, builtinModels: "/models", open
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let line = Data(bytes: data, count: size)
-    guard case .success(let request) = WarmSearch.decode(line, embedding: embedding) else { return 0 }
-    let envelope = WarmSearch.Envelope(protocol: WarmSearch.protocolVersion, embedding: embedding, request: request)
+    guard case .success(let envelope) = WarmSearch.decode(line, embedding: embedding) else { return 0 }
     guard let again = try? JSONEncoder().encode(envelope) else { preconditionFailure("an accepted request cannot be encoded") }
     guard case .success(let decoded) = WarmSearch.decode(again, embedding: embedding) else {
         preconditionFailure("an accepted request, encoded again, is refused")
     }
-    precondition(decoded == request, "an accepted request changes on the wire")
+    precondition(decoded == envelope, "an accepted request changes on the wire")
+    let request = envelope.request
 
     // Rankings shaped like the search's: cosines in -1…1 best first, BM25 scores spread out, partly the same ids.
     let depth = min(max(request.candidateDepth, request.limit), 50)

@@ -124,7 +124,7 @@ struct SearchCommand: Command {
         help: "how the vector cache is read", hidden: true)
 
     /// How results are printed.
-    enum Format: Equatable { case text, files, json, jsonl }
+    typealias Format = WarmSearch.Printing.Format
 
     var common: CommonOptions
     var request: SearchRequest
@@ -225,14 +225,16 @@ struct SearchCommand: Command {
         let settings = try Settings(common, console: console)
         var request = self.request
         request.limit = settings.searchLimit(flag: limitFlag)
-        // A running `trove serve` answers without loading the vectors; anything unusual (no server, an error, no
-        // hits to explain, a --model to check) goes the cold way, which also gives errors their exit codes.
+        // A running `trove serve` answers without loading the vectors, and prints the hits as this process would;
+        // anything unusual (no server, an error, no hits to explain, a --model to check) goes the cold way, which
+        // also gives errors their exit codes.
         if !cold, model == nil, vectorLoad == .map,
             let answer = WarmSearch.ask(
-                request, indexPath: settings.indexPath, embedding: settings.servingEmbedding, warn: console.log),
-            let hits = answer.hits, let model = answer.model, !hits.isEmpty
+                request, printing: printing(console), indexPath: settings.indexPath,
+                embedding: settings.servingEmbedding, warn: console.log),
+            let output = answer.output, let count = answer.count, count > 0
         {
-            try print(hits, model: model, console)
+            console.output.write(output)
             return ExitCode.success
         }
         // The index's own embedder, never another; keyword mode does not call it (and loads no model).
@@ -254,28 +256,14 @@ struct SearchCommand: Command {
     }
 
     private func print(_ hits: [SearchHit], model: String, _ console: Console) throws {
-        let formatter = HitFormatter(
-            query: request.query, color: console.usesColor, currentDirectory: FileManager.default.currentDirectoryPath,
-            explain: explain, escapeControls: console.output.isTerminal)
-        switch format {
-        case .json:
-            var result = SearchOutput(
-                query: request.query, model: model, mode: request.mode.rawValue,
-                hits: hits.map { SearchOutput.Hit($0, explain: explain) })
-            if explain { result.ranking = Self.rankingLine(request) }
-            console.print(try JSONOutput.encode(result))
-        case .jsonl:
-            for hit in hits { console.print(try JSONOutput.encode(SearchOutput.Hit(hit, explain: explain))) }
-        case .files:
-            var seen = Set<String>()
-            for hit in hits where seen.insert(hit.path).inserted {
-                let path = formatter.displayPath(hit.path)
-                if nullTerminated { console.output.write(path + "\u{0}") } else { console.print(path) }
-            }
-        case .text:
-            if explain { console.print(Self.rankingLine(request)) }
-            for hit in hits { console.print(formatter.format(hit)) }
-        }
+        console.output.write(try HitPrinter(printing(console), request: request).output(hits, model: model))
+    }
+
+    /// How this process prints hits, for `HitPrinter` here or in a running `trove serve`.
+    private func printing(_ console: Console) -> WarmSearch.Printing {
+        WarmSearch.Printing(
+            format: format, color: console.usesColor, escapeControls: console.output.isTerminal, explain: explain,
+            nullTerminated: nullTerminated, currentDirectory: FileManager.default.currentDirectoryPath)
     }
 
     /// Why nothing was found, in words.

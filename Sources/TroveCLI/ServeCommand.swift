@@ -52,7 +52,7 @@ struct ServeCommand: Command {
         try await WarmSearch.serve(
             indexPath: settings.indexPath, embedding: settings.servingEmbedding.used(by: kind), stop: stop,
             ready: { console.log("serving \(IndexLocation.display(settings.indexPath)) on \(socket); Ctrl-C stops") }
-        ) { request in
+        ) { request, printing in
             do {
                 if try await index.refresh() {
                     console.log("the index changed: reloading")
@@ -64,7 +64,10 @@ struct ServeCommand: Command {
                     }
                 }
                 let hits = try await index.search(request)
-                return WarmSearch.Response(hits: hits, model: try await index.embeddingModel())
+                let model = try await index.embeddingModel()
+                guard let printing else { return WarmSearch.Response(hits: hits, model: model) }
+                let output = try HitPrinter(printing, request: request).output(hits, model: model ?? "")
+                return WarmSearch.Response(output: output, count: hits.count, model: model)
             } catch {
                 return WarmSearch.Response(error: String(describing: error))
             }

@@ -4,8 +4,10 @@ import Synchronization
 import TroveStore
 
 /// `trove serve`'s protocol over a Unix socket beside the index (`INDEX.sock`, mode 0600): the client writes one
-/// `Envelope` (protocol version, its embedding settings, a `SearchRequest`) as a JSON line, the server answers one
-/// JSON line, `{"protocol": 3, "hits": [SearchHit]}` or `{"protocol": 3, "error": "…", "code": "…"}`.
+/// `Envelope` (protocol version, its embedding settings, a `SearchRequest`, and how it prints hits) as a JSON line,
+/// the server answers one JSON line: `{"protocol": 4, "output": "…", "count": N}` (the client's stdout, made by the
+/// server, which has Codable and the formatting warm), `{"protocol": 4, "hits": [SearchHit]}` for a client that
+/// prints nothing, or `{"protocol": 4, "error": "…", "code": "…"}`.
 ///
 /// Both ends treat the other as untrusted: sizes are capped, every read and write has a timeout, requests are
 /// validated before they reach the search, the socket must belong to the user on both sides (`st_uid` of the
@@ -13,7 +15,7 @@ import TroveStore
 /// silent or slow client never delays another's search (searches themselves run one at a time, in order).
 public enum WarmSearch {
     /// The protocol both ends speak; a client refuses any other (the server answers, the client searches alone).
-    public static let protocolVersion = 3
+    public static let protocolVersion = 4
 
     /// The socket for the index at `indexPath`: beside a SQLite file; for a PostgreSQL URL, which has no folder of
     /// its own, `/tmp/trove-UID-HASH.sock` (HASH of the URL without its password: one server per user and index,
@@ -43,13 +45,46 @@ public enum WarmSearch {
     }
 
     /// What the client sends.
-    public struct Envelope: Codable, Sendable {
+    public struct Envelope: Codable, Sendable, Equatable {
         /// `WarmSearch.protocolVersion` of the client.
         public var `protocol`: Int
         /// The client's embedding settings (`Settings.servingEmbedding` in the CLI): a server whose index uses other
         /// ones refuses, so the client never gets vectors of another model server.
         public var embedding: Embedding
         public var request: SearchRequest
+        /// How the client prints the hits: the server then answers with that text instead of the hits.
+        public var printing: Printing?
+    }
+
+    /// How `trove search` prints its hits, for a server that prints them for it. A one-shot client spent ~1.2 ms
+    /// decoding 10 hits (Codable's first use in a process: its generic metadata) and formatting them; the server has
+    /// done both before and takes ~0.1 ms (BENCHMARKS.md).
+    public struct Printing: Codable, Sendable, Equatable {
+        /// One line per hit and its best lines (`text`), paths only (`files`), one JSON object, or one per line.
+        public enum Format: String, Codable, Sendable { case text, files, json, jsonl }
+        public var format: Format
+        /// ANSI colour (the client's stdout is a terminal and `NO_COLOR` is not set).
+        public var color: Bool
+        /// Control characters shown escaped (the client's stdout is a terminal).
+        public var escapeControls: Bool
+        /// `--explain`: the ranking's line and each hit's scores and ranks.
+        public var explain: Bool
+        /// `-0`: paths end with NUL.
+        public var nullTerminated: Bool
+        /// The client's working directory: paths under it are shown relative to it.
+        public var currentDirectory: String
+
+        public init(
+            format: Format, color: Bool, escapeControls: Bool, explain: Bool, nullTerminated: Bool,
+            currentDirectory: String
+        ) {
+            self.format = format
+            self.color = color
+            self.escapeControls = escapeControls
+            self.explain = explain
+            self.nullTerminated = nullTerminated
+            self.currentDirectory = currentDirectory
+        }
     }
 
     /// The server's answer.
@@ -57,6 +92,10 @@ public enum WarmSearch {
         /// The server's protocol version.
         public var `protocol`: Int?
         public var hits: [SearchHit]?
+        /// The client's stdout for its hits, when it sent `Printing`.
+        public var output: String?
+        /// How many hits `output` shows.
+        public var count: Int?
         /// The index's embedding model.
         public var model: String?
         public var error: String?
@@ -64,10 +103,13 @@ public enum WarmSearch {
         public var code: String?
 
         public init(
-            hits: [SearchHit]? = nil, model: String? = nil, error: String? = nil, code: String? = nil
+            hits: [SearchHit]? = nil, output: String? = nil, count: Int? = nil, model: String? = nil,
+            error: String? = nil, code: String? = nil
         ) {
             self.protocol = WarmSearch.protocolVersion
             self.hits = hits
+            self.output = output
+            self.count = count
             self.model = model
             self.error = error
             self.code = code
@@ -96,10 +138,11 @@ public enum WarmSearch {
     /// Asks a running `trove serve`; nil when none answers usefully (no file, refused, a broken or refused answer),
     /// so the caller searches on its own instead. Why a server that exists was not used goes to `warn`, once per
     /// process: a socket owned by someone else, another protocol version, other embedding settings. A server-side
-    /// search error is returned as `error` for the caller to judge.
+    /// search error is returned as `error` for the caller to judge. With `printing` the answer is the client's output
+    /// (`output`, `count`) instead of its hits.
     public static func ask(
-        _ request: SearchRequest, indexPath: String, embedding: Embedding, limits: Limits = Limits(),
-        warn: (String) -> Void = { _ in }
+        _ request: SearchRequest, printing: Printing? = nil, indexPath: String, embedding: Embedding,
+        limits: Limits = Limits(), warn: (String) -> Void = { _ in }
     ) -> Response? {
         let path = socketPath(forIndex: indexPath)
         func once(_ message: String) -> Response? {
@@ -127,7 +170,7 @@ public enum WarmSearch {
                     + "searching without it")
         }
         setTimeouts(descriptor, receive: limits.answerTimeout, send: limits.ioTimeout)
-        let envelope = Envelope(protocol: protocolVersion, embedding: embedding, request: request)
+        let envelope = Envelope(protocol: protocolVersion, embedding: embedding, request: request, printing: printing)
         guard let body = try? JSONEncoder().encode(envelope), send(descriptor, body + Data([0x0A])) else { return nil }
         shutdown(descriptor, Int32(SHUT_WR))
         guard case .line(let answer) = receiveLine(descriptor, limit: limits.replyBytes, within: limits.answerTimeout),
@@ -151,16 +194,17 @@ public enum WarmSearch {
     private struct Job: Sendable {
         var connection: Int32
         var request: SearchRequest
+        var printing: Printing?
     }
 
     /// Listens on the index's socket until `stop` is raised (SIGINT/SIGTERM in `trove serve`), then removes the
     /// socket and returns. Requests from several clients are read at once; `answer` runs for one at a time, in
     /// arrival order. A stale socket file (no server behind it) is replaced; a live one is an error.
     /// `embedding` is the settings the server's index uses (`Embedding.used(by:)`): a client whose own differ there is
-    /// refused, never answered.
+    /// refused, never answered. `answer` gets the client's `Printing` when it sent one.
     public static func serve(
         indexPath: String, embedding: Embedding, limits: Limits = Limits(), stop: StopSignal? = nil,
-        ready: () -> Void, answer: (SearchRequest) async -> Response
+        ready: () -> Void, answer: (SearchRequest, Printing?) async -> Response
     ) async throws {
         let path = socketPath(forIndex: indexPath)
         guard path.utf8.count < 108 else {
@@ -201,7 +245,7 @@ public enum WarmSearch {
         }
         acceptor.start()
         for await job in jobs {
-            var response = await answer(job.request)
+            var response = await answer(job.request, job.printing)
             var body = (try? JSONEncoder().encode(response)) ?? Data()
             if body.count + 1 > limits.replyBytes {
                 response = Response(
@@ -211,8 +255,15 @@ public enum WarmSearch {
             }
             let reply = body + Data([0x0A])
             let connection = job.connection
+            // Most replies fit the socket's buffer: sent at once, without a thread (~0.2 ms to start one).
+            let sent = sendWithoutWaiting(connection, reply)
+            guard sent < reply.count else {
+                close(connection)
+                gate.leave()
+                continue
+            }
             Thread.detachNewThread {
-                _ = send(connection, reply)
+                _ = send(connection, reply.dropFirst(sent))
                 close(connection)
                 gate.leave()
             }
@@ -253,8 +304,8 @@ public enum WarmSearch {
                     return
                 }
                 switch read(connection, embedding: embedding, limits: limits) {
-                case .success(let request):
-                    queue.yield(Job(connection: connection, request: request))
+                case .success(let envelope):
+                    queue.yield(Job(connection: connection, request: envelope.request, printing: envelope.printing))
                 case .failure(let refusal):
                     _ = send(connection, reply(refusal))
                     close(connection)
@@ -265,9 +316,8 @@ public enum WarmSearch {
     }
 
     /// The connection's request, decoded and validated, or the refusal to send back.
-    private static func read(_ connection: Int32, embedding: Embedding, limits: Limits) -> Result<SearchRequest, Refused>
-    {
-        func refuse(_ code: Refusal, _ message: String) -> Result<SearchRequest, Refused> {
+    private static func read(_ connection: Int32, embedding: Embedding, limits: Limits) -> Result<Envelope, Refused> {
+        func refuse(_ code: Refusal, _ message: String) -> Result<Envelope, Refused> {
             .failure(Refused(response: Response(error: message, code: code.rawValue)))
         }
         let line: Data
@@ -281,8 +331,8 @@ public enum WarmSearch {
 
     /// A request line checked as the server checks it: JSON, the protocol version, the embedding settings, then
     /// every field's range. Public so the fuzz target and the tests exercise exactly the server's checks.
-    public static func decode(_ line: Data, embedding: Embedding) -> Result<SearchRequest, Refused> {
-        func refuse(_ code: Refusal, _ message: String) -> Result<SearchRequest, Refused> {
+    public static func decode(_ line: Data, embedding: Embedding) -> Result<Envelope, Refused> {
+        func refuse(_ code: Refusal, _ message: String) -> Result<Envelope, Refused> {
             .failure(Refused(response: Response(error: message, code: code.rawValue)))
         }
         struct Version: Decodable { var `protocol`: Int? }
@@ -309,7 +359,7 @@ public enum WarmSearch {
         } catch {
             return refuse(.badRequest, "bad request: \(String(describing: error))")
         }
-        return .success(envelope.request)
+        return .success(envelope)
     }
 
     /// A refusal to send back instead of an answer.
@@ -370,6 +420,21 @@ public enum WarmSearch {
             let parts = duration.components
             var value = timeval(tv_sec: Int(parts.seconds), tv_usec: Int(parts.attoseconds / 1_000_000_000_000))
             setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
+    /// The bytes of `data` the socket takes now, without blocking (0 when it takes none or fails).
+    private static func sendWithoutWaiting(_ descriptor: Int32, _ data: Data) -> Int {
+        data.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let put = Glibc.send(
+                    descriptor, raw.baseAddress! + done, raw.count - done, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if put < 0, errno == EINTR { continue }
+                guard put > 0 else { break }
+                done += put
+            }
+            return done
         }
     }
 

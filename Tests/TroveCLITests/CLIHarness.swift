@@ -10,14 +10,16 @@ struct Invocation {
     var error: String
 }
 
-/// Runs `trove` in-process with captured streams and an environment that points at `server` and `index`.
-func trove(_ arguments: [String], index: String, server: FakeOllamaServer? = nil, environment: [String: String] = [:])
-    async -> Invocation
-{
+/// Runs `trove` in-process with captured streams and an environment that points at `server` and `index`; with
+/// `terminal`, stdout is captured as a terminal's (colour, escaped control characters).
+func trove(
+    _ arguments: [String], index: String, server: FakeOllamaServer? = nil, environment: [String: String] = [:],
+    terminal: Bool = false
+) async -> Invocation {
     var env = ["HOME": NSTemporaryDirectory(), "TROVE_INDEX": index]
     if let server { env["OLLAMA_HOST"] = server.baseURL.absoluteString }
     env.merge(environment) { $1 }
-    let output = CapturedStream()
+    let output = CapturedStream(isTerminal: terminal)
     let error = CapturedStream()
     let status = await Launcher.run(arguments, console: Console(output: output, error: error, environment: env))
     return Invocation(status: status, output: output.text, error: error.text)

@@ -103,6 +103,40 @@ struct ServeTests {
         #expect(fallback.output == notes.path + "/kayak.md\n")
     }
 
+    @Test("a running server prints the hits as the search itself would, byte for byte, in every format")
+    func printsForTheClient() async throws {
+        let ollama = try rankingServer()
+        let folder = try TemporaryDirectory()
+        let index = folder.path + "/i.sqlite"
+        try #require(await trove(["index", corpora], index: index, server: ollama).status == 0)
+        let server = try ServeProcess(
+            environment: ["OLLAMA_HOST": ollama.baseURL.absoluteString, "TROVE_INDEX": index], folder: folder)
+        defer { server.stop() }
+        try #require(await server.socket() == index + ".sock", "\(server.log)")
+        let query = "how do I \"rebase\" with autosquash"
+        // Paths under this folder are shown relative to it (Corpora/…), colour and escapes only on a terminal.
+        let cases: [(arguments: [String], terminal: Bool)] = [
+            ([], false), ([], true), (["--explain", "-n", "3"], true), (["--json"], false),
+            (["--json", "--explain"], false), (["--jsonl", "-n", "4"], false), (["-l"], false), (["-l", "-0"], false),
+            (["--all-chunks", "-n", "5"], false), (["--mode", "keyword"], true), (["--mode", "vector", "-n", "2"], false),
+        ]
+        let connections = ollama.connectionCount
+        var warm: [Invocation] = []
+        for (arguments, terminal) in cases {
+            warm.append(await trove(["search"] + arguments + [query], index: index, server: ollama, terminal: terminal))
+        }
+        // Only the server embedded (its one client): no search fell back to searching on its own.
+        #expect(ollama.connectionCount == connections + 1, "\(server.log)")
+        for ((arguments, terminal), answer) in zip(cases, warm) {
+            let cold = await trove(
+                ["search", "--cold"] + arguments + [query], index: index, server: ollama, terminal: terminal)
+            #expect(answer.status == 0 && cold.status == 0)
+            #expect(!answer.output.isEmpty)
+            #expect(answer.output == cold.output, "\(arguments), terminal \(terminal)")
+            #expect(answer.output.contains("\u{1B}[") == terminal, "\(arguments)")
+        }
+    }
+
     @Test("a running server embeds every query through one Ollama client: one connection for many searches")
     func oneClient() async throws {
         let ollama = try rankingServer()

@@ -28,8 +28,15 @@ private final class Server: Sendable {
             try await WarmSearch.serve(
                 indexPath: path, embedding: embedding, limits: limits, stop: stop,
                 ready: { started.continuation.yield() }
-            ) { request in
+            ) { request, printing in
                 answered.value.add(1, ordering: .relaxed)
+                // A printing client gets text: its own settings back, and for "big" more than a socket buffer holds.
+                if let printing {
+                    let size = request.query == "big" ? 200_000 : 1
+                    return WarmSearch.Response(
+                        output: String(repeating: "\(printing.format.rawValue) \(printing.currentDirectory)\n", count: size),
+                        count: 1, model: "m")
+                }
                 var hit = SearchHit(
                     rank: 1, chunkID: 7, rootPath: "/r", relativePath: "a.md", startLine: 1, endLine: 2, heading: "",
                     score: 0.5, text: request.query)
@@ -198,6 +205,27 @@ struct WarmSearchTests {
         try await server.finish()
     }
 
+    @Test("a client that sends how it prints gets its output, whole even when it is more than a socket buffer holds")
+    func printingClient() async throws {
+        let server = try await Server()
+        let indexPath = server.indexPath
+        let printing = WarmSearch.Printing(
+            format: .jsonl, color: false, escapeControls: true, explain: false, nullTerminated: false,
+            currentDirectory: "/home/ü \"x\"")
+        for query in ["q", "big"] {
+            let response = await blocking {
+                WarmSearch.ask(
+                    SearchRequest(query: query, mode: .keyword), printing: printing, indexPath: indexPath,
+                    embedding: Server.embedding)
+            }
+            let line = "jsonl /home/ü \"x\"\n"
+            #expect(response?.output == String(repeating: line, count: query == "big" ? 200_000 : 1))
+            #expect(response?.count == 1)
+            #expect(response?.hits == nil)
+        }
+        try await server.finish()
+    }
+
     @Test("a client with other embedding settings or another protocol searches on its own, told once why")
     func clientRefusals() async throws {
         let server = try await Server()
@@ -274,7 +302,7 @@ struct WarmSearchTests {
         #expect(!FileManager.default.fileExists(atPath: server.socketPath))
     }
 
-    @Test("decode checks the same things the server does", arguments: ["", "{}", "[]", "null", #"{"protocol": 3}"#])
+    @Test("decode checks the same things the server does", arguments: ["", "{}", "[]", "null", #"{"protocol": 4}"#])
     func decodeRefuses(line: String) {
         guard case .failure = WarmSearch.decode(Data(line.utf8), embedding: Server.embedding) else {
             Issue.record("accepted \(line)")
