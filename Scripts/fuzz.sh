@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve)
+all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -31,7 +31,9 @@ sources() {
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,SafeTensorsHeader,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
         # The decoder with the request types it checks; what they import comes from modules() below.
-        serve) echo Sources/TroveKit/{WarmSearch,WarmSearch+Embedding,SearchRequest,SearchRequest+Checks,SearchFilter,StopSignal}.swift ;;
+        serve | serve-reply)
+            echo Sources/TroveKit/{WarmSearch,WarmSearch+Wire,WarmSearch+Embedding,SearchRequest,SearchRequest+Checks,SearchFilter,StopSignal}.swift
+            ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }
@@ -97,7 +99,7 @@ for target in "${targets[@]}"; do
         extra=""
         case "$target" in
             fts5 | vectors-header) extra=$(ctrove) ;;
-            serve) extra=$(modules serve) ;;
+            serve | serve-reply) extra=$(modules serve) ;;
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \

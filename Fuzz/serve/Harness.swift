@@ -2,8 +2,9 @@ import Foundation
 import TroveSearch
 
 // Fuzz target: `trove serve`'s request decoder (`WarmSearch.decode`), which checks the JSON line, the protocol
-// version, the embedding settings and then every field's range. Oracles for a request it accepts: encoded again
-// and decoded, it is accepted as the same request; and it can be ranked — both fusions run with its parameters
+// version, the embedding settings and then every field's range. Oracles for a request it accepts: encoded again,
+// by JSONEncoder and by the client's own writer (`Envelope.json()`), and decoded, it is accepted as the same
+// request; and it can be ranked — both fusions run with its parameters
 // (constant, weights, normalisation, scale depth) over rankings as deep as it asks, and every fused score is
 // finite, since a reply with a NaN or an infinity cannot be encoded as JSON.
 let embedding = WarmSearch.Embedding(ollama: nil, builtinModels: "/models", openAI: nil)
@@ -17,6 +18,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         preconditionFailure("an accepted request, encoded again, is refused")
     }
     precondition(decoded == envelope, "an accepted request changes on the wire")
+    // The client writes its request by hand (WarmSearch+Wire.swift): the server must read that as the same too.
+    guard let written = envelope.json(), case .success(let read) = WarmSearch.decode(Data(written.utf8), embedding: embedding)
+    else { preconditionFailure("an accepted request, written as the client writes it, is refused") }
+    precondition(read == envelope, "an accepted request, written as the client writes it, changes on the wire")
     let request = envelope.request
 
     // Rankings shaped like the search's: cosines in -1…1 best first, BM25 scores spread out, partly the same ids.

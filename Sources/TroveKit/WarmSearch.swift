@@ -88,7 +88,7 @@ public enum WarmSearch {
     }
 
     /// The server's answer.
-    public struct Response: Codable, Sendable {
+    public struct Response: Codable, Sendable, Equatable {
         /// The server's protocol version.
         public var `protocol`: Int?
         public var hits: [SearchHit]?
@@ -171,10 +171,11 @@ public enum WarmSearch {
         }
         setTimeouts(descriptor, receive: limits.answerTimeout, send: limits.ioTimeout)
         let envelope = Envelope(protocol: protocolVersion, embedding: embedding, request: request, printing: printing)
-        guard let body = try? JSONEncoder().encode(envelope), send(descriptor, body + Data([0x0A])) else { return nil }
+        // By hand, not Codable: a one-shot process would pay Codable's first use (WarmSearch+Wire.swift).
+        guard let body = envelope.json(), send(descriptor, Data((body + "\n").utf8)) else { return nil }
         shutdown(descriptor, Int32(SHUT_WR))
         guard case .line(let answer) = receiveLine(descriptor, limit: limits.replyBytes, within: limits.answerTimeout),
-            let response = try? JSONDecoder().decode(Response.self, from: answer)
+            let response = Response(printedAnswer: answer) ?? (try? JSONDecoder().decode(Response.self, from: answer))
         else { return nil }
         guard response.protocol == protocolVersion else {
             let theirs = response.protocol.map { "protocol \($0)" } ?? "an older protocol"
