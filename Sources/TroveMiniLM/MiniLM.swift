@@ -201,11 +201,11 @@ public final class MiniLM: Sendable {
                 Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
                 gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
             } else {
-                for (part, dense) in [layer.query, layer.key, layer.value].enumerated() {
-                    inPlace(
-                        h.pointer, rows: total, inner: d, dense.weight, bias: dense.bias, outer: d,
-                        into: qkv.pointer + part * d, stride: d3, lanes: lanes)
+                // The three in one split: the lanes meet once for them, not three times.
+                let parts = [layer.query, layer.key, layer.value].enumerated().map { part, dense in
+                    (weight: dense.weight, bias: Optional(dense.bias), out: qkv.pointer + part * d)
                 }
+                inPlace(h.pointer, rows: total, inner: d, parts, outer: d, stride: d3, lanes: lanes)
             }
             var offset = 0
             for n in lengths {
@@ -300,15 +300,16 @@ public final class MiniLM: Sendable {
         if let copy {
             gemm(x, rows: rows, inner: inner, copy.weight, outer: outer, into: out, beta: 0, lanes: lanes)
         } else {
-            inPlace(x, rows: rows, inner: inner, file.weight, bias: nil, outer: outer, into: out, stride: outer, lanes: lanes)
+            inPlace(x, rows: rows, inner: inner, [(file.weight, nil, out)], outer: outer, stride: outer, lanes: lanes)
         }
     }
 
-    /// `out = x · Wᵀ + bias` (rows of `out` `stride` apart) for the file's `[outer, inner]` matrix W, read in place;
-    /// with `lanes` > 1 each lane takes its own rows of W.
+    /// `out = x · Wᵀ + bias` (rows of `out` `stride` apart) for each of `parts`, the file's `[outer, inner]`
+    /// matrices W read in place; with `lanes` > 1 each lane takes its own rows of every W.
     private func inPlace(
-        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ weight: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
-        outer: Int, into out: UnsafeMutablePointer<Float>, stride: Int, lanes: Int
+        _ x: UnsafePointer<Float>, rows: Int, inner: Int,
+        _ parts: [(weight: UnsafePointer<Float>, bias: UnsafePointer<Float>?, out: UnsafeMutablePointer<Float>)],
+        outer: Int, stride: Int, lanes: Int
     ) {
         // Whole panels of twelve rows: both kernels' units (three rows of W for AVX2, four for AVX-512).
         let share = (outer / lanes + 11) / 12 * 12
@@ -317,9 +318,11 @@ public final class MiniLM: Sendable {
             let first = lane * share
             let count = min(share, outer - first)
             guard count > 0 else { return }
-            product(
-                Int32(rows), Int32(count), Int32(inner), x, Int32(inner), weight + first * inner, Int32(inner),
-                bias.map { $0 + first }, 0, out + first, Int32(stride))
+            for (weight, bias, out) in parts {
+                product(
+                    Int32(rows), Int32(count), Int32(inner), x, Int32(inner), weight + first * inner, Int32(inner),
+                    bias.map { $0 + first }, 0, out + first, Int32(stride))
+            }
         }
     }
 
