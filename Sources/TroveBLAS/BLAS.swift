@@ -120,8 +120,10 @@ struct OpenBLASLibrary: @unchecked Sendable {
         for name in candidates {
             // DEEPBIND: OpenBLAS's ~15,000 references to its own symbols resolve in itself first instead of being
             // looked up through the ~50 libraries of the process (Foundation, Swift runtime) before it; that lookup
-            // was ~8 ms of a one-query `trove embed` (perf, BENCHMARKS.md).
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) else {
+            // was ~8 ms of a one-query `trove embed` (perf, BENCHMARKS.md). LAZY: each is bound on its first call,
+            // not all at load (2.3-2.5 -> 1.7-1.9 ms for the dlopen alone, Zen 4); the entry points Trove calls are
+            // looked up below, so a library without them is still refused here.
+            guard let handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND) else {
                 reasons.append(dlerror().map { String(cString: $0) } ?? name)
                 continue
             }
