@@ -21,7 +21,9 @@ public enum JSON: Sendable, Equatable, Codable {
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
+            // Digits past a Double's precision can round a fraction away (11111111111111111.1 is 11111111111111112):
+            // such a whole number is an integer, as it reads once written back (found by the jsonrpc fuzz target).
+            self = Int64(exactly: value).map(JSON.integer) ?? .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSON].self) {

@@ -72,6 +72,16 @@ struct JSONRPCTests {
         #expect(JSON.parse(encoded)?["text"]?.stringValue == text)
     }
 
+    @Test("a number whose fraction a Double cannot hold is the whole number it reads back as", arguments: [
+        ("11111111111111111.111111111111111111", JSON.integer(11_111_111_111_111_112)), ("2.0", .integer(2)),
+        ("2.5", .number(2.5)), ("1e300", .number(1e300)), ("-0.0", .integer(0)),
+    ])
+    func wholeNumbers(text: String, value: JSON) throws {
+        let parsed = try #require(JSON.parse(Data(text.utf8)))
+        #expect(parsed == value)
+        #expect(JSON.parse(parsed.encoded()) == parsed)
+    }
+
     @Test("seeded random lines and mutated messages never crash the classifier, and the framer keeps every byte")
     func randomInput() {
         var random = SplitMix64(seed: 0x7E57_11)

@@ -135,7 +135,10 @@ struct SDKClientTests {
         #expect(out["cancelled"] != .null, "the abandoned call must raise in the client")
         #expect(out["status_after"] == true)
         #expect(run.error.contains("cancelled"), "the server logs the cancellation: \(run.error)")
-        // The cancelled ask's chat stream was dropped, not read to its end.
+        // The cancelled ask's chat stream was dropped, not read to its end. The fake server notices when a write
+        // fails, up to a line's delay after the client is done (this check raced it on a fast machine).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while rig.server.abandonedStreamCount < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(rig.server.abandonedStreamCount >= 1)
     }
 }
