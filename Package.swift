@@ -44,6 +44,9 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // The ground floor: what every target of ours may use, depending on nothing of ours (fd I/O that retries
+        // EINTR, atomic files, JSON, line framing, hashes, the error protocol).
+        .target(name: "TroveSystem", swiftSettings: strict),
         .target(name: "Ollama", swiftSettings: strict),
         // Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI): Foundation only, like Ollama.
         .target(name: "OpenAICompatible", swiftSettings: strict),
