@@ -6,7 +6,7 @@ import TroveBLAS
 
 /// `trove-bench embed`: the built-in MiniLM's throughput on ~200-token chunks, single-query latency, and the share
 /// of this machine's sgemm ceiling it reaches, all measured in one run; `--compare FILE` checks vectors against a
-/// reference (`[{"text", "vector"}]`, e.g. from Scripts/bench-embed.sh).
+/// reference (`[{"text", "vector"}]`, e.g. from Benchmarks/bench-embed.sh).
 enum EmbedBenchmark {
     static let dataset = Option(
         "--dataset", value: "DIR", .folder, help: "where the chunks' text comes from",

@@ -5,7 +5,7 @@ import TroveIngest
 import TroveKit
 
 /// `trove-bench passages`: the passages `trove index` would store for a folder of documents, as JSON lines, so a
-/// benchmark of another keyword engine (Scripts/bench-postgres.sh ranks PostgreSQL full text) ranks exactly the
+/// benchmark of another keyword engine (Benchmarks/bench-postgres.sh ranks PostgreSQL full text) ranks exactly the
 /// passages Trove's SQLite keyword mode ranks, without embedding them.
 enum PassagesExport {
     static let docs = Option("--docs", value: "DIR", .folder, help: "the folder of documents (required)")

@@ -9,7 +9,7 @@ import TroveTestSupport
 
 /// `trove-bench warm`: the time `trove serve` spends on one search, measured in-process with the calls its handler
 /// makes (the index's change check, the query embedding, the search, the JSON answer), the model and the vectors
-/// already loaded. The socket's own round trip is not included (see `Scripts/bench-latency.sh` for whole processes).
+/// already loaded. The socket's own round trip is not included (see `Benchmarks/bench-latency.sh` for whole processes).
 enum WarmBenchmark {
     static let index = Option("--index", value: "PATH", .file, help: "the index to search (required)")
     static let query = Option(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # p50 of a `search` tool call through the official MCP Python SDK (../shared/tools/mcp-client), Corpora/, built-in
 # embedder, after the first call; ping and a keyword search beside it in the same run, the 20 queries of
-# Tests/Fixtures/corpus-queries.tsv in turn. Usage: Scripts/bench-mcp.sh [N]
+# Tests/Fixtures/corpus-queries.tsv in turn. Usage: Benchmarks/bench-mcp.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-200}

@@ -8,7 +8,7 @@
    no change, and its RSS after the catch-up pass. The files repeat 50 texts, so indexing them costs little
    embedding (vectors are reused by passage hash) and the tree can be large.
 
-Usage: Scripts/bench-watch.py [--trials 10] [--idle 60] [--sizes 10000,100000]   (after swift build -c release)
+Usage: Benchmarks/bench-watch.py [--trials 10] [--idle 60] [--sizes 10000,100000]   (after swift build -c release)
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile, threading, time
 

@@ -3,7 +3,7 @@
 #   1. vectors of 200 cranfield chunks: numpy's vs TroveMiniLM's (cosine), 2. chunks/s and query latency, numpy
 #   then Swift, then numpy again. Each picks its OpenBLAS kernel itself (numpy's bundled OpenBLAS knows the CPU;
 #   Trove chooses Debian's from the CPU's instruction sets), so OPENBLAS_CORETYPE is left as the caller has it.
-#   Scripts/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
+#   Benchmarks/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
 # BASELINE=PATH runs another trove-bench (say, main's, built in another worktree) right after this one's, so a change
 # is measured side by side with numpy and with what it replaces.
 # STANDIN_PYTHON picks another interpreter than the stand-in's .venv (one with numpy, tokenizers and threadpoolctl,

@@ -8,7 +8,7 @@
 #      embedded, 15 min); `trove-bench search` below times Trove's exact BLAS scan at the same sizes;
 #   3. vector search on synthetic clustered unit vectors, d 384: exact scan, HNSW (m 16 / ef_construction 64, and
 #      m 32 / 128 up to 100k) build time, size, latency and recall@10 at ef_search 40/100/200, selective filters.
-#   Scripts/bench-postgres.sh [relevance] [latency] [vector] [sqlite]   (default all; Markdown to stdout; ~25 min for
+#   Benchmarks/bench-postgres.sh [relevance] [latency] [vector] [sqlite]   (default all; Markdown to stdout; ~25 min for
 #   relevance, ~5 for latency, ~60 for vector at 1M on 2 loaded cores)
 # Environment: SIZES (default 100000,1000000), PGBENCH_PORT (55440), PGBENCH_DATA (/tmp/trove-pgbench, removed
 # at the end), PGBENCH_VENV (~/.cache/trove/bench-postgres-venv: psycopg + numpy, tooling only, never a Trove
@@ -52,5 +52,5 @@ as=()
   -o "-h 127.0.0.1 -p $port -k $data" restart >&2
 selected=()
 for part in "${parts[@]}"; do [ "$part" = sqlite ] || selected+=("$part"); done
-PYTHONPATH=Scripts "$venv/bin/python" -m bench_postgres --url "$url" --bench "$bench" \
+PYTHONPATH=Benchmarks "$venv/bin/python" -m bench_postgres --url "$url" --bench "$bench" \
   --suite "$shared/datasets" --sizes "$sizes" "${selected[@]}"

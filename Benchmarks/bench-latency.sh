@@ -5,10 +5,10 @@
 #   trove search on Corpora/ beside `llm similar` (simonw/llm + llm-ollama against the Ollama stand-in) on Corpora/,
 #   all in turn, round by round (process start to exit with posix_spawn and wait4, as `hyperfine -N` times them);
 # then the time the running server spends inside one search (`trove-bench warm`).
-#   Scripts/bench-latency.sh [RUNS]          (default 30; `llm similar` gets a third of them)
-#   TROVE=installed Scripts/bench-latency.sh (times the binary Scripts/install.sh makes, Swift runtime linked in,
+#   Benchmarks/bench-latency.sh [RUNS]          (default 30; `llm similar` gets a third of them)
+#   TROVE=installed Benchmarks/bench-latency.sh (times the binary Scripts/install.sh makes, Swift runtime linked in,
 #                                             installed under $LATENCY_DIR/prefix; TROVE=PATH times another build)
-#   BASELINE=PATH Scripts/bench-latency.sh   (another trove binary, e.g. a build of the revision before, timed in
+#   BASELINE=PATH Benchmarks/bench-latency.sh   (another trove binary, e.g. a build of the revision before, timed in
 #                                             the same rounds: its own rows, its own `--version`, its own server on
 #                                             a copy of the cranfield index)
 # The indexes are built once under $LATENCY_DIR (default /tmp/trove-latency) and reused. The peer needs the

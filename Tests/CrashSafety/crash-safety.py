@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Crash safety, counted: kills a real `trove index` with SIGKILL at random moments and checks the index after each.
 
-    Scripts/crash-safety.py [--kills 100] [--reembed-kills 20] [--copies 20] [--trove .build/release/trove]
+    Tests/CrashSafety/crash-safety.py [--kills 100] [--reembed-kills 20] [--copies 20] [--trove .build/release/trove]
 
 The folder is Corpora/ copied --copies times (--reembed-copies for the re-embed kills, default 1) (realistic names and sizes; the copies share their text, so later
 copies reuse the first one's vectors, as a real folder with duplicates does). The embedder is the built-in one, so
@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def contents(path):

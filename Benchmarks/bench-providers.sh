@@ -2,7 +2,7 @@
 # Indexing throughput of one folder through three embedders that make the same vectors (all-MiniLM-L6-v2), in
 # one run on this machine: the built-in embedder, the Ollama stand-in (../shared/tools/ollama-standin, numpy) and
 # llama.cpp's own server (../shared/tools/llamacpp, the GGUF via /v1/embeddings). Each gets 2 threads.
-#   Scripts/bench-providers.sh [FOLDER] [ROUNDS]   (default Corpora, 1 round; each round runs the three in turn)
+#   Benchmarks/bench-providers.sh [FOLDER] [ROUNDS]   (default Corpora, 1 round; each round runs the three in turn)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=../shared

@@ -1,6 +1,6 @@
 """python -m bench_postgres --url URL --bench TROVE_BENCH [keyword] [vector --sizes …]: prints Markdown tables.
 
-Run through Scripts/bench-postgres.sh, which creates the venv, starts the throwaway server and builds trove-bench.
+Run through Benchmarks/bench-postgres.sh, which creates the venv, starts the throwaway server and builds trove-bench.
 """
 import argparse
 import statistics
