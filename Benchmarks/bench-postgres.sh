@@ -4,8 +4,8 @@
 #      configurations simple / english / trove_english) on the four public sets, nDCG@10 as `trove-bench relevance
 #      --suite` computes it, on the passages Trove's indexer makes (`trove-bench passages`), and query latency on
 #      every set's passages ×5;
-#   2. the same keyword ranking through Trove's SQLite keyword mode is in BENCHMARKS.md (its suite needs the sets
-#      embedded, 15 min); `trove-bench search` below times Trove's exact BLAS scan at the same sizes;
+#   2. the same keyword ranking through Trove's SQLite keyword mode is in BENCHMARKS.md#search-relevance (its suite
+#      needs the sets embedded, 15 min); `trove-bench search` below times Trove's exact BLAS scan at the same sizes;
 #   3. vector search on synthetic clustered unit vectors, d 384: exact scan, HNSW (m 16 / ef_construction 64, and
 #      m 32 / 128 up to 100k) build time, size, latency and recall@10 at ef_search 40/100/200, selective filters.
 #   Benchmarks/bench-postgres.sh [relevance] [latency] [vector] [sqlite]   (default all; Markdown to stdout; ~25 min for

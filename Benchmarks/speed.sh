@@ -36,7 +36,8 @@ DIMS=$(echo "$CONFIGS" | tr ',' '\n' | cut -dx -f2 | sort -un | paste -sd,)
     (cd "$PEER" && bash run_peers.sh --configs "$CONFIGS" --peers c,numpy,faiss,sqlite-vec --no-cold \
         --sqlite-max-mb 400 --out results-trove >&2 && cat results-trove.md)
     echo
-    # Trove picks OpenBLAS's kernel from the CPU's instruction sets (BENCHMARKS.md); the header line names it.
+    # Trove picks OpenBLAS's kernel from the CPU's instruction sets (BENCHMARKS.md#openblas-kernel); the header line
+    # names it.
     echo "## Trove (trove-bench search --sizes $SIZES --dims $DIMS --threads 1,2)"
     echo
     .build/release/trove-bench search --sizes "$SIZES" --dims "$DIMS" --threads 1,2 --queries 100

@@ -62,7 +62,8 @@ done
 mkdir -p "$target"
 for file in "${!sums[@]}"; do
     # Written in 4 MiB blocks, not by cp: the page cache then holds the file in large folios, and every process
-    # that maps the weights faults ~650 times fewer (~4 ms less CPU for a one-query `trove embed`, BENCHMARKS.md).
+    # that maps the weights faults ~650 times fewer (~4 ms less CPU for a one-query `trove embed`,
+    # BENCHMARKS.md#model-load).
     dd if="$source/$file" of="$target/$file.partial" bs=4M status=none
     mv "$target/$file.partial" "$target/$file"
 done
