@@ -82,11 +82,16 @@ let package = Package(
         .target(name: "TroveArguments", swiftSettings: strict),
         // The git commit and build date Scripts/install.sh passes in with -Xcc -D.
         .target(name: "CBuildInfo"),
-        // Front ends call TroveKit only (Ollama for model management); `trove mcp`'s protocol is a target of its own.
+        // Printing hits for a person or a script (text, JSON, colour, escaping, relative paths): used by the CLI and
+        // by `trove serve`, which prints for its clients.
+        .target(name: "TroveOutput", dependencies: ["TroveKit"], swiftSettings: strict),
+        // The servers: `trove serve`'s socket protocol and `trove mcp`'s, each a target of its own above TroveKit.
+        .target(name: "TroveServe", dependencies: ["TroveKit", "TroveOutput", "TroveSystem"], swiftSettings: strict),
         .target(name: "TroveMCP", dependencies: ["TroveKit"], swiftSettings: strict),
+        // Front ends call TroveKit (Ollama for model management), the servers and the printer.
         .target(
             name: "TroveCLI",
-            dependencies: ["TroveKit", "TroveMCP", "Ollama", "TroveArguments", "CBuildInfo"],
+            dependencies: ["TroveKit", "TroveOutput", "TroveServe", "TroveMCP", "Ollama", "TroveArguments", "CBuildInfo"],
             swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
         // The README's Ollama examples, compiled with everything else so they cannot rot.
@@ -94,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "trove-bench",
             dependencies: [
-                "TroveKit", "Ollama", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM",
+                "TroveKit", "TroveServe", "Ollama", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM",
                 "TroveArguments", "CSQLite", "CTroveFTS", "TroveIngest",
             ],
             swiftSettings: strict
@@ -121,6 +126,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TroveKitTests", dependencies: ["TroveKit", "TroveIngest", "TroveMiniLM", "TroveTestSupport", "TroveTestTraits"],
+            swiftSettings: strict),
+        .testTarget(name: "TroveOutputTests", dependencies: ["TroveOutput"], swiftSettings: strict),
+        .testTarget(
+            name: "TroveServeTests", dependencies: ["TroveServe", "TroveKit", "TroveOutput", "TroveTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "Ollama", "TroveTestSupport", "TroveTestTraits", "trove"], swiftSettings: strict),
         .testTarget(

@@ -30,10 +30,8 @@ sources() {
         fts5 | vectors-header) find Sources/TroveStore -name '*.swift' | sort ;;
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,SafeTensorsHeader,MiniLMError,FileIdentity}.swift ;;
         jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
-        # The decoder with the request types it checks; what they import comes from modules() below.
-        serve | serve-reply)
-            echo Sources/TroveKit/{WarmSearch,WarmSearch+Wire,WarmSearch+Embedding,SearchRequest,SearchRequest+Checks,SearchFilter,StopSignal}.swift
-            ;;
+        # The protocol's types, its checks and its hand-written wire; what they import comes from modules() below.
+        serve | serve-reply) echo Sources/TroveServe/{Protocol,Protocol+Checks,Admission,Wire}.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }
@@ -73,6 +71,22 @@ module() {
     echo "$dir/$name.o"
 }
 
+# A module built from only some of its target's files, named as the target: what the fuzzed sources use of TroveKit
+# (the request types) and of TroveOutput (the output style), without the rest of either and all it imports.
+partial() {
+    local name="$1" dir="$out/modules"
+    shift
+    local files=("$@")
+    if [ ! -f "$dir/$name.o" ] || [ -n "$(find "${files[@]}" -newer "$dir/$name.o" 2>/dev/null)" ]; then
+        rm -f "$dir/$name.o"
+        swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
+            -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I Sources/CSQLite $(pq_flags) \
+            -c "${files[@]}" -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
+        [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
+    fi
+    echo "$dir/$name.o"
+}
+
 # The modules a target imports, built in dependency order, and what linking them needs.
 modules() {
     case "$1" in
@@ -80,8 +94,10 @@ modules() {
             local fts
             fts=$(ctrove)
             local objects=(
-                "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
+                "$(module TroveSystem)" "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
                 "$(module TroveStore -I "$out/CTroveFTS")"
+                "$(partial TroveKit Sources/TroveKit/{SearchRequest,SearchRequest+Checks,SearchFilter}.swift)"
+                "$(partial TroveOutput Sources/TroveOutput/OutputStyle.swift)"
             )
             echo "-I $out/modules ${objects[*]} $fts"
             ;;

@@ -1,25 +1,25 @@
 import Foundation
 import TroveSearch
 
-// Fuzz target: `trove serve`'s request decoder (`WarmSearch.decode`), which checks the JSON line, the protocol
+// Fuzz target: `trove serve`'s request decoder (`SearchServer.decode`), which checks the JSON line, the protocol
 // version, the embedding settings and then every field's range. Oracles for a request it accepts: encoded again,
 // by JSONEncoder and by the client's own writer (`Envelope.json()`), and decoded, it is accepted as the same
 // request; and it can be ranked — both fusions run with its parameters
 // (constant, weights, normalisation, scale depth) over rankings as deep as it asks, and every fused score is
 // finite, since a reply with a NaN or an infinity cannot be encoded as JSON.
-let embedding = WarmSearch.Embedding(ollama: nil, builtinModels: "/models", openAI: nil)
+let embedding = SearchServer.Admission(ollama: nil, builtinModels: "/models", openAI: nil)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let line = Data(bytes: data, count: size)
-    guard case .success(let envelope) = WarmSearch.decode(line, embedding: embedding) else { return 0 }
+    guard case .success(let envelope) = SearchServer.decode(line, admission: embedding) else { return 0 }
     guard let again = try? JSONEncoder().encode(envelope) else { preconditionFailure("an accepted request cannot be encoded") }
-    guard case .success(let decoded) = WarmSearch.decode(again, embedding: embedding) else {
+    guard case .success(let decoded) = SearchServer.decode(again, admission: embedding) else {
         preconditionFailure("an accepted request, encoded again, is refused")
     }
     precondition(decoded == envelope, "an accepted request changes on the wire")
-    // The client writes its request by hand (WarmSearch+Wire.swift): the server must read that as the same too.
-    guard let written = envelope.json(), case .success(let read) = WarmSearch.decode(Data(written.utf8), embedding: embedding)
+    // The client writes its request by hand (Sources/TroveServe/Wire.swift): the server must read that as the same too.
+    guard let written = envelope.json(), case .success(let read) = SearchServer.decode(Data(written.utf8), admission: embedding)
     else { preconditionFailure("an accepted request, written as the client writes it, is refused") }
     precondition(read == envelope, "an accepted request, written as the client writes it, changes on the wire")
     let request = envelope.request

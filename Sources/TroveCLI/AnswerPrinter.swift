@@ -1,5 +1,6 @@
 import Foundation
 import TroveKit
+import TroveOutput
 
 /// Prints an answer's ending: the cited sources, and the warnings a user must not miss.
 struct AnswerPrinter {

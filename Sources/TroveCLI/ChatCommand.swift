@@ -1,5 +1,6 @@
 import Foundation
 import TroveKit
+import TroveOutput
 
 /// `trove chat`: a conversation with your documents, resumable by name.
 struct ChatCommand: Command {

@@ -1,5 +1,6 @@
 import Foundation
 import Ollama
+import TroveOutput
 
 /// `trove config`: the effective settings and where each came from.
 struct ConfigCommand: Command {

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Synchronization
+import TroveOutput
 
 /// Where a command writes text: a file descriptor, or a buffer in tests.
 public protocol TextStream: Sendable {
@@ -67,4 +68,11 @@ public struct Console: Sendable {
     /// A message to stderr; on a terminal, control characters in it (from a file name, a server's message) are
     /// shown escaped, so they cannot act on the terminal.
     func log(_ line: String) { error.write((error.isTerminal ? TerminalText.escaped(line) : line) + "\n") }
+}
+
+extension Console {
+    /// `text` as it may be written to standard output: escaped when that is a terminal (`TerminalText`).
+    func safe(_ text: String, keepingNewlines: Bool = true) -> String {
+        output.isTerminal ? TerminalText.escaped(text, keepingNewlines: keepingNewlines) : text
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TroveKit
+import TroveOutput
 
 /// `trove embed TEXT…`: one JSON line per text with its vector, for scripts and for comparing embedders.
 struct EmbedCommand: Command {

@@ -1,4 +1,5 @@
 import TroveKit
+import TroveServe
 
 /// How a command opens its index and picks its embedder: `--embedder`, else the index's, else `TROVE_EMBEDDER`,
 /// else `ollama`.
@@ -8,10 +9,10 @@ extension Settings {
 
     /// Everything that decides which model server embeds a search's query: a `trove serve` whose index uses other
     /// settings (another `--ollama` for an index of Ollama's) refuses this client's searches instead of answering.
-    var servingEmbedding: WarmSearch.Embedding {
+    var servingAdmission: SearchServer.Admission {
         var url = ollamaURL.absoluteString
         while url.hasSuffix("/") { url.removeLast() }
-        return WarmSearch.Embedding(
+        return SearchServer.Admission(
             ollama: url, builtinModels: modelFolder, openAI: openAIURL?.absoluteString ?? "")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TroveKit
+import TroveOutput
 
 /// `trove index [FOLDER…]`: crawl, chunk, embed and store.
 struct IndexCommand: Command {

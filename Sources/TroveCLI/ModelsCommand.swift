@@ -1,6 +1,7 @@
 import Foundation
 import Ollama
 import OpenAICompatible
+import TroveOutput
 
 /// `trove models`: the models pulled on the Ollama server, with what Trove needs to know about each.
 struct ModelsCommand: Command {

@@ -1,5 +1,7 @@
 import Foundation
 import TroveKit
+import TroveOutput
+import TroveServe
 
 /// `trove search QUERY`: the passages that best match the query, by meaning and by keywords.
 struct SearchCommand: Command {
@@ -124,7 +126,7 @@ struct SearchCommand: Command {
         help: "how the vector cache is read", hidden: true)
 
     /// How results are printed.
-    typealias Format = WarmSearch.Printing.Format
+    typealias Format = OutputStyle.Format
 
     var common: CommonOptions
     var request: SearchRequest
@@ -184,25 +186,6 @@ struct SearchCommand: Command {
         request.bm25.headingWeight = arguments.number(Self.headingWeight) ?? request.bm25.headingWeight
     }
 
-    /// The `--explain` header: the ranking's method and every parameter in force.
-    static func rankingLine(_ request: SearchRequest) -> String {
-        let bm25 =
-            "BM25 k1 \(request.bm25.k1.plainText), b \(request.bm25.b.plainText), "
-            + "heading \(request.bm25.headingWeight.plainText)"
-        switch request.mode {
-        case .vector: return "ranking: vector (cosine similarity)"
-        case .keyword: return "ranking: keyword, \(bm25)"
-        case .hybrid:
-            let method =
-                request.fusion == .rrf
-                ? "rrf, constant \(request.fusionConstant.plainText)"
-                : "convex, \(request.normalization.rawValue) normalisation"
-            let scale = request.fusion == .convex ? ", scale from the best \(request.scaleDepth)" : ""
-            return "ranking: hybrid, \(method), keyword weight \(request.keywordWeight.plainText), depth "
-                + "\(request.candidateDepth)\(scale), \(bm25)"
-        }
-    }
-
     private static func filter(parsing arguments: inout Arguments) throws -> SearchFilter {
         var filter = SearchFilter()
         filter.pathGlobs = arguments.values(Self.path)
@@ -229,9 +212,9 @@ struct SearchCommand: Command {
         // anything unusual (no server, an error, no hits to explain, a --model to check) goes the cold way, which
         // also gives errors their exit codes.
         if !cold, model == nil, vectorLoad == .map,
-            let answer = WarmSearch.ask(
-                request, printing: printing(console), indexPath: settings.indexPath,
-                embedding: settings.servingEmbedding, warn: console.log),
+            let answer = SearchServer.ask(
+                request, style: style(console), indexPath: settings.indexPath,
+                admission: settings.servingAdmission, warn: console.log),
             let output = answer.output, let count = answer.count, count > 0
         {
             console.output.write(output)
@@ -256,12 +239,12 @@ struct SearchCommand: Command {
     }
 
     private func print(_ hits: [SearchHit], model: String, _ console: Console) throws {
-        console.output.write(try HitPrinter(printing(console), request: request).output(hits, model: model))
+        console.output.write(try HitPrinter(style(console), request: request).output(hits, model: model))
     }
 
     /// How this process prints hits, for `HitPrinter` here or in a running `trove serve`.
-    private func printing(_ console: Console) -> WarmSearch.Printing {
-        WarmSearch.Printing(
+    private func style(_ console: Console) -> OutputStyle {
+        OutputStyle(
             format: format, color: console.usesColor, escapeControls: console.output.isTerminal, explain: explain,
             nullTerminated: nullTerminated, currentDirectory: FileManager.default.currentDirectoryPath)
     }
@@ -273,61 +256,5 @@ struct SearchCommand: Command {
         }
         if let minScore = request.minScore { return "no passage scored above \(minScore)" }
         return "no passage contains a word of the query — try --mode hybrid or vector"
-    }
-}
-
-/// The `--json` shape of a search; each hit is also one `--jsonl` line.
-struct SearchOutput: Encodable {
-    var query: String
-    var model: String
-    var mode: String
-    /// With --explain: the ranking's method and parameters.
-    var ranking: String?
-    var hits: [Hit]
-
-    struct Hit: Encodable {
-        var rank: Int
-        var path: String
-        var startLine: Int
-        var endLine: Int
-        var heading: String
-        var score: Float
-        var text: String
-        var vectorScore: Float?
-        var vectorRank: Int?
-        var keywordScore: Double?
-        var keywordRank: Int?
-        var fusedScore: Double?
-
-        init(_ hit: SearchHit, explain: Bool = false) {
-            rank = hit.rank
-            path = hit.path
-            startLine = hit.startLine
-            endLine = hit.endLine
-            heading = hit.heading
-            score = hit.score
-            text = hit.text
-            // Hybrid hits always carry both scores, so a script can threshold on either.
-            if explain || hit.fusedScore != nil {
-                vectorScore = hit.vectorScore
-                keywordScore = hit.keywordScore
-            }
-            if explain {
-                vectorRank = hit.vectorRank
-                keywordRank = hit.keywordRank
-                fusedScore = hit.fusedScore
-            }
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case rank, path, heading, score, text
-            case startLine = "start_line"
-            case endLine = "end_line"
-            case vectorScore = "vector_score"
-            case vectorRank = "vector_rank"
-            case keywordScore = "keyword_score"
-            case keywordRank = "keyword_rank"
-            case fusedScore = "fused_score"
-        }
     }
 }

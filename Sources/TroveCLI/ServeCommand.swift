@@ -1,5 +1,6 @@
 import Foundation
 import TroveKit
+import TroveServe
 
 /// `trove serve`: keeps an index's vectors in memory and answers `trove search` over a Unix socket.
 struct ServeCommand: Command {
@@ -42,36 +43,15 @@ struct ServeCommand: Command {
         let index = try settings.openIndex()
         try await index.warmUp()
         if watch { try await WatchLog.background(index, console: console) }
-        let socket = WarmSearch.socketPath(forIndex: settings.indexPath)
+        let socket = SearchServer.socketPath(forIndex: settings.indexPath)
         // Ctrl-C or SIGTERM stops the server, which removes its socket; a second signal exits at once.
         let stop = StopSignal()
         Interrupts.onNext { stop.stop() }
         defer { Interrupts.clear() }
-        // Clients are admitted by the settings this provider uses (another --ollama matters only to Ollama's).
-        let kind = try await index.embedderKind()
-        try await WarmSearch.serve(
-            indexPath: settings.indexPath, embedding: settings.servingEmbedding.used(by: kind), stop: stop,
-            ready: { console.log("serving \(IndexLocation.display(settings.indexPath)) on \(socket); Ctrl-C stops") }
-        ) { request, printing in
-            do {
-                if try await index.refresh() {
-                    console.log("the index changed: reloading")
-                    // A re-embed with another provider: the admitted clients' settings no longer say who embeds.
-                    if let now = try await index.embedderKind(), now != kind {
-                        stop.stop()
-                        console.log("the index now embeds with \(now), not \(kind ?? "nothing") — stopping; start trove serve again")
-                        return WarmSearch.Response(error: "the running trove serve stopped: the index's embedder changed")
-                    }
-                }
-                let hits = try await index.search(request)
-                let model = try await index.embeddingModel()
-                guard let printing else { return WarmSearch.Response(hits: hits, model: model) }
-                let output = try HitPrinter(printing, request: request).output(hits, model: model ?? "")
-                return WarmSearch.Response(output: output, count: hits.count, model: model)
-            } catch {
-                return WarmSearch.Response(error: String(describing: error))
-            }
-        }
+        try await SearchServer.serve(
+            index, indexPath: settings.indexPath, admission: settings.servingAdmission, stop: stop,
+            ready: { console.log("serving \(IndexLocation.display(settings.indexPath)) on \(socket); Ctrl-C stops") },
+            log: console.log)
         console.log("stopped; \(socket) removed")
         return ExitCode.interrupted
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TroveKit
+import TroveOutput
 
 /// `trove status`: what the index holds.
 struct StatusCommand: Command {

@@ -1,5 +1,6 @@
 import Foundation
 import TroveKit
+import TroveOutput
 
 /// `trove watch [FOLDER…]`: keeps the index current as files change.
 struct WatchCommand: Command {

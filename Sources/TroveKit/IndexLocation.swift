@@ -22,6 +22,9 @@ public enum IndexLocation {
         }
     }
 
+    /// Whether `location` is a PostgreSQL URL rather than a file path.
+    public static func isPostgres(_ location: String) -> Bool { StoreLocation.isPostgres(location) }
+
     /// `location` as it may be shown: a PostgreSQL URL without its password (logs, errors, `status`).
     public static func display(_ location: String) -> String { StoreLocation.display(location) }
 

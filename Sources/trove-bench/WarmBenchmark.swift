@@ -3,6 +3,7 @@ import Foundation
 import Ollama
 import TroveArguments
 import TroveKit
+import TroveServe
 import TroveMiniLM
 import TroveStore
 import TroveTestSupport
@@ -76,7 +77,7 @@ enum WarmBenchmark {
             let cpuStart = cpuTime()
             _ = try store.contentVersion()
             let hits = try await retriever.search(request, embedder: embedder)
-            _ = try JSONEncoder().encode(WarmSearch.Response(hits: hits, model: retriever.manifest.model))
+            _ = try JSONEncoder().encode(SearchServer.Response(hits: hits, model: retriever.manifest.model))
             // The first search pays the model's load, which `trove serve` pays once, at its first request.
             if run > 0 {
                 times.append((now() - start) * 1000)
@@ -88,7 +89,7 @@ enum WarmBenchmark {
                 var found: [SearchHit] = []
                 try await part("the search, its vector given") { found = try retriever.search(request, queryVector: vector) }
                 try await part("the answer's JSON") {
-                    _ = try JSONEncoder().encode(WarmSearch.Response(hits: found, model: retriever.manifest.model))
+                    _ = try JSONEncoder().encode(SearchServer.Response(hits: found, model: retriever.manifest.model))
                 }
             }
         }

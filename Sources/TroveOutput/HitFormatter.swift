@@ -2,20 +2,35 @@ import Foundation
 import TroveKit
 
 /// Renders a search hit for a person: `path:start-end  score  heading`, then the best-matching lines.
-struct HitFormatter {
-    var query: String
-    var color: Bool
-    var currentDirectory: String
+package struct HitFormatter {
+    /// The query, whose words are highlighted.
+    package var query: String
+    /// ANSI colour.
+    package var color: Bool
+    /// Paths under it are shown relative to it.
+    package var currentDirectory: String
     /// Lines of the passage shown under each hit.
-    var snippetLines = 3
+    package var snippetLines = 3
     /// Characters per snippet line before it is cut with `…`.
-    var lineWidth = 160
+    package var lineWidth = 160
     /// Adds a line with the vector, keyword and fused scores and ranks.
-    var explain = false
+    package var explain = false
     /// Shows control characters of paths, headings and text escaped (output to a terminal; see `TerminalText`).
-    var escapeControls = false
+    package var escapeControls = false
 
-    func format(_ hit: SearchHit) -> String {
+    /// A formatter with every choice made.
+    package init(
+        query: String, color: Bool, currentDirectory: String, explain: Bool = false, escapeControls: Bool = false
+    ) {
+        self.query = query
+        self.color = color
+        self.currentDirectory = currentDirectory
+        self.explain = explain
+        self.escapeControls = escapeControls
+    }
+
+    /// The hit's head line, its scores with `explain`, and its best lines.
+    package func format(_ hit: SearchHit) -> String {
         let location = "\(displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)"
         var head = "\(style(location, "1;35"))  \(String(format2: hit.score))"
         if !hit.heading.isEmpty { head += "  " + style(safe(hit.heading), "36") }
@@ -26,7 +41,7 @@ struct HitFormatter {
     }
 
     /// `vector 0.43 (#2)  keyword 7.81 (#1)  fused 0.98`; `-` where the passage was not a candidate of that ranking.
-    static func explanation(_ hit: SearchHit) -> String {
+    package static func explanation(_ hit: SearchHit) -> String {
         func rank(_ value: Int?) -> String { value.map { " (#\($0))" } ?? "" }
         let vector = hit.vectorScore.map { String(format2: $0) + rank(hit.vectorRank) } ?? "-"
         let keyword = hit.keywordScore.map { String(format2: Float($0)) + rank(hit.keywordRank) } ?? "-"
@@ -36,12 +51,12 @@ struct HitFormatter {
     }
 
     /// Paths under the current folder are shown relative to it, the way grep and ripgrep do.
-    func displayPath(_ path: String) -> String {
+    package func displayPath(_ path: String) -> String {
         safe(Self.displayPath(path, from: currentDirectory), keepingNewlines: false)
     }
 
     /// `path` relative to `directory` when under it, as grep prints it; otherwise as it is.
-    static func displayPath(_ path: String, from directory: String) -> String {
+    package static func displayPath(_ path: String, from directory: String) -> String {
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
@@ -84,7 +99,7 @@ struct HitFormatter {
 
 extension String {
     /// A score with two decimals.
-    init(format2 value: Float) {
+    package init(format2 value: Float) {
         let scaled = (Double(value) * 100).rounded() / 100
         var text = String(scaled)
         if let dot = text.firstIndex(of: ".") {

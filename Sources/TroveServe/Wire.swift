@@ -1,23 +1,25 @@
 import Foundation
+import TroveKit
+import TroveOutput
 
 /// The client's half of the protocol without Codable. A one-shot `trove search` spent ~1 ms in its only
 /// `JSONEncoder` and `JSONDecoder` calls: Codable's generic metadata and conformance lookups, paid once per process
 /// (BENCHMARKS.md). So the client writes its request and reads a printed answer by hand; the server keeps Codable,
 /// warm after its first request, and `WireTests` checks that the two write and read the same JSON.
-extension WarmSearch.Envelope {
+extension SearchServer.Envelope {
     /// The envelope as one JSON object, what `JSONEncoder` writes for it up to key order and the spelling of
     /// numbers; nil when a number is not finite, which JSON cannot carry (`JSONEncoder` throws there).
-    public func json() -> String? {
+    package func json() -> String? {
         var object = JSONObjectWriter()
         object.add("protocol", `protocol`)
-        object.add("embedding", json: embedding.json())
+        object.add("embedding", json: admission.json())
         object.add("request", json: request.json())
-        if let printing { object.add("printing", json: printing.json()) }
+        if let style { object.add("printing", json: style.json()) }
         return object.finished()
     }
 }
 
-extension WarmSearch.Embedding {
+extension SearchServer.Admission {
     func json() -> String? {
         var object = JSONObjectWriter()
         if let ollama { object.add("ollama", ollama) }
@@ -27,7 +29,7 @@ extension WarmSearch.Embedding {
     }
 }
 
-extension WarmSearch.Printing {
+extension OutputStyle {
     func json() -> String? {
         var object = JSONObjectWriter()
         object.add("format", format.rawValue)
@@ -80,7 +82,7 @@ extension SearchFilter {
     }
 }
 
-extension WarmSearch.Response {
+extension SearchServer.Response {
     /// A printed answer read by hand: a JSON object of strings, whole numbers, booleans and nulls only (`protocol`,
     /// `output`, `count`, `model`, `error`, `code`). Nil for anything else (an answer with `hits`, a member this
     /// client does not know, JSON that does not parse), which the client then gives to `JSONDecoder`.

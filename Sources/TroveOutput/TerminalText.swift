@@ -2,10 +2,10 @@
 /// direction overrides are written as visible escapes (`\x1b`, `\u{202e}`), so a document cannot move the cursor,
 /// set the window title (OSC), recolour or clear the screen (CSI), or reorder what the user reads. Piped output is
 /// left byte for byte as it is: it is data for another program, and `--json` escapes these characters anyway.
-enum TerminalText {
+package enum TerminalText {
     /// `text` with every control character but newline and tab, DEL, the C1 controls and the bidirectional
     /// overrides replaced by a visible escape.
-    static func escaped(_ text: String, keepingNewlines: Bool = true) -> String {
+    package static func escaped(_ text: String, keepingNewlines: Bool = true) -> String {
         guard text.unicodeScalars.contains(where: { needsEscape($0, keepingNewlines: keepingNewlines) }) else {
             return text
         }
@@ -35,12 +35,5 @@ enum TerminalText {
     private static func hex(_ value: UInt32, digits: Int) -> String {
         let text = String(value, radix: 16)
         return String(repeating: "0", count: max(0, digits - text.count)) + text
-    }
-}
-
-extension Console {
-    /// `text` as it may be written to standard output: escaped when that is a terminal (`TerminalText`).
-    func safe(_ text: String, keepingNewlines: Bool = true) -> String {
-        output.isTerminal ? TerminalText.escaped(text, keepingNewlines: keepingNewlines) : text
     }
 }

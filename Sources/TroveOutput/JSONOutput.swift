@@ -1,8 +1,9 @@
 import Foundation
 
 /// JSON for scripts: stable key order, no escaped slashes in paths.
-enum JSONOutput {
-    static func encode(_ value: some Encodable) throws -> String {
+package enum JSONOutput {
+    /// `value` as one line of JSON.
+    package static func encode(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)

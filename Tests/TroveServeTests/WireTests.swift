@@ -1,14 +1,17 @@
 import Foundation
 import Testing
 
-@testable import TroveKit
+import TroveKit
+import TroveOutput
 
-/// The client's hand-written half of `trove serve`'s protocol (WarmSearch+Wire.swift) against Codable's, which the
+@testable import TroveServe
+
+/// The client's hand-written half of `trove serve`'s protocol (Wire.swift) against Codable's, which the
 /// server uses: what the client writes decodes to the same envelope, and what the server writes reads the same.
 @Suite("trove serve's wire without Codable")
 struct WireTests {
     /// Every field set, none to its default, strings with what JSON must escape.
-    static let full: WarmSearch.Envelope = {
+    static let full: SearchServer.Envelope = {
         var request = SearchRequest(
             query: "quote \" backslash \\ tab \t newline \n nul \u{0} bell \u{7} é 漢字 🙂 \u{2028}", mode: .keyword,
             limit: 7, minScore: 0.2, groupByDocument: false, candidateDepth: 33, fusionConstant: 12.5,
@@ -25,11 +28,11 @@ struct WireTests {
         request.chosenBM25 = SearchRequest.BM25(k1: 0.9, b: 0.3, headingWeight: 2)
         request.documentLevelFusion = !SearchRequest.defaultDocumentLevelFusion
         request.quantized = true
-        return WarmSearch.Envelope(
-            protocol: WarmSearch.protocolVersion,
-            embedding: WarmSearch.Embedding(ollama: "http://127.0.0.1:11434", builtinModels: "/m", openAI: ""),
+        return SearchServer.Envelope(
+            protocol: SearchServer.protocolVersion,
+            admission: SearchServer.Admission(ollama: "http://127.0.0.1:11434", builtinModels: "/m", openAI: ""),
             request: request,
-            printing: WarmSearch.Printing(
+            style: OutputStyle(
                 format: .jsonl, color: true, escapeControls: true, explain: true, nullTerminated: true,
                 currentDirectory: "/home/ü/\"x\""))
     }()
@@ -52,16 +55,16 @@ struct WireTests {
 
     @Test("what the client writes decodes, with Codable, to the same envelope, with the same members", arguments: [
         full,
-        WarmSearch.Envelope(
-            protocol: 4, embedding: WarmSearch.Embedding(ollama: nil, builtinModels: nil, openAI: nil),
+        SearchServer.Envelope(
+            protocol: 4, admission: SearchServer.Admission(ollama: nil, builtinModels: nil, openAI: nil),
             request: SearchRequest(query: "q")),
     ])
-    func requestRoundTrip(envelope: WarmSearch.Envelope) throws {
+    func requestRoundTrip(envelope: SearchServer.Envelope) throws {
         let written = try #require(envelope.json())
         #expect(!written.contains("\n"), "one line")
-        let decoded = try JSONDecoder().decode(WarmSearch.Envelope.self, from: Data(written.utf8))
+        let decoded = try JSONDecoder().decode(SearchServer.Envelope.self, from: Data(written.utf8))
         #expect(decoded == envelope)
-        #expect(WarmSearch.decode(Data(written.utf8), embedding: envelope.embedding).isSuccess == true)
+        #expect(SearchServer.decode(Data(written.utf8), admission: envelope.admission).isSuccess == true)
         // The same members, nested ones included, as JSONEncoder's: none missing, none extra.
         func keys(_ json: Data) throws -> Set<String> {
             func walk(_ value: Any, _ path: String) -> [String] {
@@ -88,11 +91,11 @@ struct WireTests {
         let texts = ["", "plain", Self.full.request.query, "\u{1B}[1;35mpath\u{1B}[0m:1-2  0.50\n", "\u{10FFFF}\u{FFFD}"]
         for text in texts {
             for response in [
-                WarmSearch.Response(output: text, count: 3, model: "all-minilm-l6-v2"),
-                WarmSearch.Response(error: text, code: "bad-request"),
+                SearchServer.Response(output: text, count: 3, model: "all-minilm-l6-v2"),
+                SearchServer.Response(error: text, code: "bad-request"),
             ] {
                 let line = try JSONEncoder().encode(response)
-                let read = try #require(WarmSearch.Response(printedAnswer: line))
+                let read = try #require(SearchServer.Response(printedAnswer: line))
                 #expect(read.protocol == response.protocol)
                 #expect(read.output == response.output && read.count == response.count && read.model == response.model)
                 #expect(read.error == response.error && read.code == response.code)
@@ -100,7 +103,7 @@ struct WireTests {
         }
         // Escapes JSONEncoder never writes but JSON allows, and a surrogate pair.
         let escaped = #"{"protocol": 4, "output": "a\/b\u00e9\ud83d\ude42\b\f", "count": 0, "model": null}"#
-        let read = try #require(WarmSearch.Response(printedAnswer: Array(escaped.utf8)))
+        let read = try #require(SearchServer.Response(printedAnswer: Array(escaped.utf8)))
         #expect(read.output == "a/bé🙂\u{8}\u{C}" && read.count == 0 && read.model == nil && read.protocol == 4)
     }
 
@@ -112,13 +115,13 @@ struct WireTests {
         #"{"output": "\u+041"}"#, #"{"protocol": "4"}"#, #"{"unknown": 1}"#, "[]", "", "{",
     ])
     func refused(line: String) {
-        #expect(WarmSearch.Response(printedAnswer: Array(line.utf8)) == nil)
+        #expect(SearchServer.Response(printedAnswer: Array(line.utf8)) == nil)
     }
 
     @Test("invalid UTF-8 inside a string is refused, not repaired")
     func invalidUTF8() {
         let line = Array(#"{"output": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
-        #expect(WarmSearch.Response(printedAnswer: line) == nil)
+        #expect(SearchServer.Response(printedAnswer: line) == nil)
     }
 }
 

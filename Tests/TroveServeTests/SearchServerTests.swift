@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 import TroveKit
+import TroveOutput
+import TroveServe
 import TroveTestSupport
 
 /// A counter a `@Sendable` closure can bump.
@@ -10,30 +12,30 @@ private final class Count: Sendable {
     let value = Atomic<Int>(0)
 }
 
-/// A `WarmSearch.serve` in this process, answering every valid request with one fixed hit.
+/// A `SearchServer.serve` in this process, answering every valid request with one fixed hit.
 private final class Server: Sendable {
     let folder: TemporaryDirectory
     let indexPath: String
     let stop = StopSignal()
     let answered = Count()
     private let task: Task<Void, any Error>
-    static let embedding = WarmSearch.Embedding(ollama: "http://127.0.0.1:11434", builtinModels: "/m", openAI: "")
+    static let admission = SearchServer.Admission(ollama: "http://127.0.0.1:11434", builtinModels: "/m", openAI: "")
 
-    init(limits: WarmSearch.Limits = WarmSearch.Limits(), embedding: WarmSearch.Embedding = Server.embedding) async throws {
+    init(limits: SearchServer.Limits = SearchServer.Limits(), admission: SearchServer.Admission = Server.admission) async throws {
         folder = try TemporaryDirectory()
         indexPath = folder.path + "/i.sqlite"
         let (path, stop, answered) = (indexPath, stop, answered)
         let started = AsyncStream<Void>.makeStream()
         task = Task.detached {
-            try await WarmSearch.serve(
-                indexPath: path, embedding: embedding, limits: limits, stop: stop,
+            try await SearchServer.serve(
+                indexPath: path, admission: admission, limits: limits, stop: stop,
                 ready: { started.continuation.yield() }
             ) { request, printing in
                 answered.value.add(1, ordering: .relaxed)
                 // A printing client gets text: its own settings back, and for "big" more than a socket buffer holds.
                 if let printing {
                     let size = request.query == "big" ? 200_000 : 1
-                    return WarmSearch.Response(
+                    return SearchServer.Response(
                         output: String(repeating: "\(printing.format.rawValue) \(printing.currentDirectory)\n", count: size),
                         count: 1, model: "m")
                 }
@@ -41,13 +43,13 @@ private final class Server: Sendable {
                     rank: 1, chunkID: 7, rootPath: "/r", relativePath: "a.md", startLine: 1, endLine: 2, heading: "",
                     score: 0.5, text: request.query)
                 hit.documentID = 3
-                return WarmSearch.Response(hits: [hit], model: "m")
+                return SearchServer.Response(hits: [hit], model: "m")
             }
         }
         for await _ in started.stream { break }
     }
 
-    var socketPath: String { WarmSearch.socketPath(forIndex: indexPath) }
+    var socketPath: String { SearchServer.socketPath(forIndex: indexPath) }
 
     func finish() async throws {
         stop.stop()
@@ -94,11 +96,11 @@ private func object(_ data: Data) -> [String: Any]? {
     (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
 }
 
-private func envelope(_ request: String, protocol version: Int = WarmSearch.protocolVersion) -> [UInt8] {
+private func envelope(_ request: String, protocol version: Int = SearchServer.protocolVersion) -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .withoutEscapingSlashes
-    let embedding = String(decoding: try! encoder.encode(Server.embedding), as: UTF8.self)
-    return Array(#"{"protocol": \#(version), "embedding": \#(embedding), "request": \#(request)}"#.utf8) + [0x0A]
+    let admission = String(decoding: try! encoder.encode(Server.admission), as: UTF8.self)
+    return Array(#"{"protocol": \#(version), "embedding": \#(admission), "request": \#(request)}"#.utf8) + [0x0A]
 }
 
 /// A valid request as the client encodes it (every field), compact JSON.
@@ -123,7 +125,7 @@ private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async ->
 }
 
 @Suite("trove serve's socket treats clients as untrusted")
-struct WarmSearchTests {
+struct SearchServerTests {
     @Test(
         "out-of-range numbers get an error reply and the server keeps answering",
         arguments: [
@@ -154,7 +156,7 @@ struct WarmSearchTests {
 
     @Test("garbage, an old-protocol request and an oversized one are refused with a reason")
     func refusals() async throws {
-        var limits = WarmSearch.Limits()
+        var limits = SearchServer.Limits()
         limits.requestBytes = 4096
         let server = try await Server(limits: limits)
         let path = server.socketPath
@@ -162,7 +164,7 @@ struct WarmSearchTests {
         #expect(garbage?["code"] as? String == "bad-request")
         let old = object(await blocking { exchange(path, Array(valid.utf8) + [0x0A]) })
         #expect(old?["code"] as? String == "protocol")
-        #expect(old?["protocol"] as? Int == WarmSearch.protocolVersion)
+        #expect(old?["protocol"] as? Int == SearchServer.protocolVersion)
         let huge = object(await blocking { exchange(path, [UInt8](repeating: 0x20, count: 1_000_000)) })
         #expect(huge?["error"] as? String == "request is over 4096 bytes")
         let other = object(await blocking { exchange(path, envelope(valid).replacingPrefixOfEmbedding()) })
@@ -173,7 +175,7 @@ struct WarmSearchTests {
 
     @Test("a client that connects and sends nothing does not delay another client's search")
     func silentClient() async throws {
-        var limits = WarmSearch.Limits()
+        var limits = SearchServer.Limits()
         limits.ioTimeout = .seconds(20)
         let server = try await Server(limits: limits)
         let path = server.socketPath
@@ -195,7 +197,7 @@ struct WarmSearchTests {
         let start = ContinuousClock.now
         let indexPath = server.indexPath
         let response = await blocking {
-            WarmSearch.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: Server.embedding)
+            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: Server.admission)
         }
         #expect(response?.hits?.first?.text == "q")
         // Served while the silent ones wait out their 20 s each (a server reading one client at a time would take
@@ -209,14 +211,14 @@ struct WarmSearchTests {
     func printingClient() async throws {
         let server = try await Server()
         let indexPath = server.indexPath
-        let printing = WarmSearch.Printing(
+        let printing = OutputStyle(
             format: .jsonl, color: false, escapeControls: true, explain: false, nullTerminated: false,
             currentDirectory: "/home/ü \"x\"")
         for query in ["q", "big"] {
             let response = await blocking {
-                WarmSearch.ask(
-                    SearchRequest(query: query, mode: .keyword), printing: printing, indexPath: indexPath,
-                    embedding: Server.embedding)
+                SearchServer.ask(
+                    SearchRequest(query: query, mode: .keyword), style: printing, indexPath: indexPath,
+                    admission: Server.admission)
             }
             let line = "jsonl /home/ü \"x\"\n"
             #expect(response?.output == String(repeating: line, count: query == "big" ? 200_000 : 1))
@@ -233,16 +235,16 @@ struct WarmSearchTests {
         let warnings = Mutex<[String]>([])
         for _ in 0..<2 {
             let response = await blocking {
-                WarmSearch.ask(
+                SearchServer.ask(
                     SearchRequest(query: "q", mode: .keyword), indexPath: indexPath,
-                    embedding: WarmSearch.Embedding(ollama: "http://other:1", builtinModels: "/m", openAI: ""),
+                    admission: SearchServer.Admission(ollama: "http://other:1", builtinModels: "/m", openAI: ""),
                     warn: { message in warnings.withLock { $0.append(message) } })
             }
             #expect(response == nil)
         }
         #expect(
             warnings.withLock { $0 } == [
-                "the running trove serve embeds with \(Server.embedding), this search asked for "
+                "the running trove serve embeds with \(Server.admission), this search asked for "
                     + "ollama at http://other:1, built-in models in /m, no OpenAI-compatible server — searching without it"
             ])
         try await server.finish()
@@ -250,16 +252,16 @@ struct WarmSearchTests {
 
     @Test("a setting the index does not use (another Ollama beside a built-in index) still gets the server's answer")
     func unusedSettingsAgree() async throws {
-        let server = try await Server(embedding: Server.embedding.used(by: "builtin"))
+        let server = try await Server(admission: Server.admission.used(by: "builtin"))
         let indexPath = server.indexPath
-        let otherOllama = WarmSearch.Embedding(ollama: "http://other:1", builtinModels: "/m", openAI: "http://x/v1")
+        let otherOllama = SearchServer.Admission(ollama: "http://other:1", builtinModels: "/m", openAI: "http://x/v1")
         let answered = await blocking {
-            WarmSearch.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: otherOllama)
+            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: otherOllama)
         }
         #expect(answered?.hits?.count == 1)
-        let otherModels = WarmSearch.Embedding(ollama: "http://127.0.0.1:11434", builtinModels: "/elsewhere", openAI: "")
+        let otherModels = SearchServer.Admission(ollama: "http://127.0.0.1:11434", builtinModels: "/elsewhere", openAI: "")
         let refused = await blocking {
-            WarmSearch.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: otherModels)
+            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: otherModels)
         }
         #expect(refused == nil)
         #expect(server.answered.value.load(ordering: .relaxed) == 1)
@@ -280,8 +282,8 @@ struct WarmSearchTests {
         #expect(chown(path, 65534, 65534) == 0)
         let warnings = Mutex<[String]>([])
         let response = await blocking {
-            WarmSearch.ask(
-                SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, embedding: Server.embedding,
+            SearchServer.ask(
+                SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: Server.admission,
                 warn: { message in warnings.withLock { $0.append(message) } })
         }
         #expect(response == nil)
@@ -304,7 +306,7 @@ struct WarmSearchTests {
 
     @Test("decode checks the same things the server does", arguments: ["", "{}", "[]", "null", #"{"protocol": 4}"#])
     func decodeRefuses(line: String) {
-        guard case .failure = WarmSearch.decode(Data(line.utf8), embedding: Server.embedding) else {
+        guard case .failure = SearchServer.decode(Data(line.utf8), admission: Server.admission) else {
             Issue.record("accepted \(line)")
             return
         }
