@@ -48,7 +48,7 @@ struct AnswerPrinter {
                     : "warning: the answer cites \(numbers), which match no source it was given — check those claims")
         }
         if answer.truncated, let tokens = answer.promptTokens {
-            let server = answer.provider == "ollama" ? "Ollama" : "the server"
+            let server = answer.provider == .ollama ? "Ollama" : "the server"
             console.log(
                 "warning: \(server) dropped part of the prompt (it read \(tokens) tokens of more sent) — use fewer passages (-n) or a model with a longer context")
         }
@@ -166,7 +166,7 @@ struct AnswerOutput: Encodable {
         notCited = answer.uncitedSources.map { SourceOutput(number: $0.number, hit: $0.hit) }
         unknownCitations = answer.citations.unknown
         model = answer.model
-        provider = answer.provider
+        provider = answer.provider.rawValue
         promptTokens = answer.promptTokens
         cachedTokens = answer.cachedTokens
         truncated = answer.truncated

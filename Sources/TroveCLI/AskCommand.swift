@@ -131,10 +131,7 @@ enum ChatOptionsParser {
 
     static let chatProvider = Option(
         "--chat-provider", value: "NAME", 
-        .choice([
-            Option.Choice("ollama", "a chat model served by Ollama"),
-            Option.Choice("openai", "an OpenAI-compatible server's /v1/chat/completions (--chat-base-url, --base-url)"),
-        ]), help: "who writes answers",
+        .choice(Provider.chatting.map { Option.Choice($0.rawValue, $0.chatHelp) }), help: "who writes answers",
         default: "$TROVE_CHAT_PROVIDER, else chat_provider in the config file, else ollama")
     static let chatBaseURL = Option(
         "--chat-base-url", value: "URL", help: "OpenAI-compatible server that chats, when not --base-url's",

@@ -7,24 +7,20 @@ struct ConfigCommand: Command {
     static let name = "config"
     static let abstract = "Show the effective settings and where each comes from (flag, environment, file, default)."
     static let usage = "trove config [--json] [options]"
-    static let discussion = """
+    static var discussion: String {
+        """
         Settings come from flags, then the environment, then the config file, then built-in defaults.
         The config file is $TROVE_CONFIG, else $XDG_CONFIG_HOME/trove/config.json, else ~/.config/trove/config.json:
         a JSON object with any of these keys:
 
-          ollama_url          Ollama server, as OLLAMA_HOST accepts it       (env: OLLAMA_HOST)
-          embed_model         embedding model for new indexes                (env: TROVE_EMBED_MODEL)
-          chat_model          model that answers questions                   (env: TROVE_CHAT_MODEL)
-          index               index file                                     (env: TROVE_INDEX)
-          search_limit        passages a search shows, 1 to 10000
-          chat_temperature    sampling temperature for answers, 0 to 2
-          request_timeout     seconds to wait for a reply from Ollama
+        \(Setting.keyTable)
 
         Example:
           {"ollama_url": "http://gpu-box:11434", "chat_model": "qwen2.5:7b", "search_limit": 5}
 
         The API key ($OLLAMA_API_KEY or --api-key) is never read from or written to the file.
         """
+    }
     static let optionGroups = [OptionGroup("Options", [json, model, chatModel, apiKey] + CommonOptions.options)]
 
     static let json = Option("--json", help: "one JSON object: key → {value, source}")

@@ -36,7 +36,7 @@ struct DoctorCommand: Command {
         settings.chatFlags = chatServer
         let checks = await TroveIndex.doctor(
             try settings.configuration, model: model, chatModel: chatModel,
-            choice: settings.embedderChoice(kindFlag: nil, modelFlag: nil))
+            choice: try settings.embedderChoice(provider: nil, modelFlag: nil))
         for check in checks {
             let status = check.passed ? "ok     " : "problem"
             let fix = check.fix.map { " — fix: \($0)" } ?? ""

@@ -28,13 +28,13 @@ struct EmbedCommand: Command {
         default: "builtin's all-minilm-l6-v2, else $TROVE_EMBED_MODEL, else nomic-embed-text")
 
     var common: CommonOptions
-    var embedderKind: String?
+    var provider: Provider?
     var model: String?
     var texts: [String]
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        embedderKind = arguments.value(Self.provider) ?? arguments.value(Self.embedder)
+        provider = arguments.choice(Self.provider, as: Provider.self) ?? arguments.choice(Self.embedder, as: Provider.self)
         model = arguments.value(Self.model)
         texts = arguments.operands
         guard !texts.isEmpty else { throw UsageError("what should I embed? give one or more TEXT arguments") }
@@ -42,10 +42,10 @@ struct EmbedCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, console: console)
-        let embedder = try settings.embedder(kindFlag: embedderKind, modelFlag: model)
+        let embedder = try settings.embedder(provider: provider, modelFlag: model)
         let vectors = try await embedder.embed(texts)
         for (text, vector) in zip(texts, vectors) {
-            let line = Line(embedder: embedder.kind, model: embedder.model, text: text, vector: vector)
+            let line = Line(embedder: embedder.provider.rawValue, model: embedder.model, text: text, vector: vector)
             console.print(try JSONOutput.encode(line))
         }
         return ExitCode.success

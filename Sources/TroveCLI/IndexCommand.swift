@@ -32,11 +32,7 @@ struct IndexCommand: Command {
 
     static let provider = Option(
         "--provider", value: "KIND",
-        .choice([
-            Option.Choice("ollama", "an embedding model served by Ollama"),
-            Option.Choice("openai", "an OpenAI-compatible server's /v1/embeddings (--base-url)"),
-            Option.Choice("builtin", "all-minilm-l6-v2 in-process, no server"),
-        ]), help: "what embeds the passages",
+        .choice(Provider.allCases.map { Option.Choice($0.rawValue, $0.embeddingHelp) }), help: "what embeds the passages",
         default: "the index's, else $TROVE_PROVIDER, else the config file's provider, else ollama")
     static let embedder = Option(
         "--embedder", value: "KIND", provider.value, help: "the same as --provider")
@@ -70,7 +66,7 @@ struct IndexCommand: Command {
 
     var common: CommonOptions
     var model: String?
-    var embedderKind: String?
+    var provider: Provider?
     var crawl = IndexOptions(roots: [])
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
@@ -85,7 +81,7 @@ struct IndexCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         model = arguments.value(Self.model)
-        embedderKind = arguments.value(Self.provider) ?? arguments.value(Self.embedder)
+        provider = arguments.choice(Self.provider, as: Provider.self) ?? arguments.choice(Self.embedder, as: Provider.self)
         crawl.includes = arguments.values(Self.include)
         crawl.excludes = arguments.values(Self.exclude)
         if let size = arguments.byteSize(Self.maxFileSize) { crawl.maxFileSize = size }
@@ -109,7 +105,7 @@ struct IndexCommand: Command {
             throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove index FOLDER")
         }
         // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
-        let index = try settings.createIndex(kindFlag: embedderKind, modelFlag: model)
+        let index = try settings.createIndex(provider: provider, modelFlag: model)
         let model = try await index.currentEmbedder().model
         let progress = ProgressLine(stream: console.error, enabled: !quiet && console.error.isTerminal)
         let stop = Interrupts.listen()

@@ -22,20 +22,8 @@ public enum Launcher {
             exitStatus: "0 ok, 1 failure, 64 usage error, 69 Ollama unreachable or model missing, 130 interrupted.")
     }
 
-    /// The environment variables trove reads.
-    static let environment: [(name: String, help: String)] = [
-        ("OLLAMA_HOST", "Ollama server (host, host:port or URL; default 127.0.0.1:11434)"),
-        ("TROVE_INDEX", "index file (default $XDG_DATA_HOME/trove/index.sqlite)"),
-        ("TROVE_EMBED_MODEL", "embedding model for new indexes (default nomic-embed-text)"),
-        ("TROVE_EMBEDDER", "embedder for new indexes: ollama (default) or builtin"),
-        ("TROVE_MODELS", "folder of built-in models (default $XDG_DATA_HOME/trove/models)"),
-        ("TROVE_EMBED_THREADS", "worker threads of the builtin embedder (default: one per CPU)"),
-        ("TROVE_CHAT_MODEL", "model that answers questions (default llama3.2)"),
-        ("TROVE_CONFIG", "config file (default $XDG_CONFIG_HOME/trove/config.json; see: trove config --help)"),
-        ("OLLAMA_API_KEY", "sent as Authorization: Bearer, for an Ollama behind a proxy"),
-        ("NO_COLOR", "no colour in output"),
-        ("CLICOLOR_FORCE", "colour even when the output is not a terminal (NO_COLOR wins)"),
-    ]
+    /// The environment variables trove reads, as its settings declare them.
+    static var environment: [(name: String, help: String)] { Setting.environment }
 
     /// `trove 0.1.0 (commit 1a2b3c4, built 2026-12-01)`.
     static var versionLine: String {

@@ -1,6 +1,7 @@
 import Foundation
 import Ollama
 import OpenAICompatible
+import TroveKit
 import TroveOutput
 
 /// `trove models`: the models pulled on the Ollama server, with what Trove needs to know about each.
@@ -12,10 +13,8 @@ struct ModelsCommand: Command {
 
     static let provider = Option(
         "--provider", value: "KIND",
-        .choice([
-            Option.Choice("ollama", "the models pulled on Ollama"),
-            Option.Choice("openai", "the model ids an OpenAI-compatible server lists on /v1/models (--base-url)"),
-        ]), help: "whose models to list", default: "ollama")
+        .choice(Provider.chatting.map { Option.Choice($0.rawValue, $0.modelsHelp) }), help: "whose models to list",
+        default: Provider.ollama.rawValue)
 
     static let json = Option(
         "--json", help: "one JSON array: name, size, family, embedding, dimension, context_length, digest")
@@ -28,7 +27,7 @@ struct ModelsCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        openAI = arguments.value(Self.provider) == "openai"
+        openAI = arguments.choice(Self.provider, as: Provider.self) == .openai
         json = arguments.flag(Self.json)
         apiKey = arguments.value(Self.apiKey)
         try arguments.noOperands()

@@ -48,7 +48,7 @@ struct WatchCommand: Command {
 
     var common: CommonOptions
     var model: String?
-    var embedderKind: String?
+    var provider: Provider?
     var options = WatchOptions(index: IndexOptions(roots: []))
     var retries = 3
     var json: Bool
@@ -59,7 +59,7 @@ struct WatchCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         model = arguments.value(IndexCommand.model)
-        embedderKind = arguments.value(IndexCommand.embedder)
+        provider = arguments.choice(IndexCommand.embedder, as: Provider.self)
         options.index.crawl.includes = arguments.values(IndexCommand.include)
         options.index.crawl.excludes = arguments.values(IndexCommand.exclude)
         if let size = arguments.byteSize(IndexCommand.maxFileSize) { options.index.crawl.maxFileSize = size }
@@ -83,7 +83,7 @@ struct WatchCommand: Command {
         if roots.isEmpty, try !IndexLocation.indexExists(settings.indexPath) {
             throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove watch FOLDER")
         }
-        let index = try settings.createIndex(kindFlag: embedderKind, modelFlag: model)
+        let index = try settings.createIndex(provider: provider, modelFlag: model)
         var options = options
         options.index.roots = roots
         options.index.retry.retries = retries

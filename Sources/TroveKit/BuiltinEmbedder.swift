@@ -11,7 +11,7 @@ public struct BuiltinEmbedder: Embedder {
     /// SHA-256 of `model.safetensors`, recorded as the index's digest.
     public static let digest = "sha256:53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 
-    public var kind: String { "builtin" }
+    public var provider: Provider { .builtin }
     public var model: String { Self.modelName }
     /// The folder holding `model.safetensors` and `vocab.txt`.
     public let folder: String
@@ -84,82 +84,82 @@ public struct BuiltinEmbedder: Embedder {
     }
 }
 
-/// Builds the embedder an index names: `ollama` with a model, or `builtin`.
+/// Builds the embedder an index names: a provider with a model.
 public enum EmbedderFactory {
-    /// The embedder kinds, as `--embedder` and `TROVE_EMBEDDER` spell them.
-    public static let kinds = ["ollama", "builtin", "openai"]
-
-    /// Checks a user-given kind; nil when none was given.
-    public static func kind(_ value: String?) throws -> String? {
+    /// Parses a user-given provider (`--provider`, `TROVE_PROVIDER`); nil when none was given.
+    public static func provider(_ value: String?) throws -> Provider? {
         guard let value, !value.isEmpty else { return nil }
-        guard kinds.contains(value) else {
-            throw EmbedderChoiceError("unknown embedder '\(value)' — use --provider ollama, openai or builtin")
+        guard let provider = Provider(rawValue: value) else {
+            throw EmbedderChoiceError("unknown embedder '\(value)' — use --provider \(Provider.spelled())")
         }
-        return value
+        return provider
     }
 
-    /// The model to use with `kind` when none is named: the index's own (or its equivalent), else the default.
-    public static func defaultModel(kind: String, indexed: IndexedEmbedder?, ollamaDefault: String) -> String {
+    /// Ollama's name of the built-in model's weights.
+    static let ollamaMiniLM = "all-minilm"
+
+    /// The model to use with `provider` when none is named: the index's own (or its equivalent), else the default.
+    public static func defaultModel(provider: Provider, indexed: IndexedEmbedder?, ollamaDefault: String) -> String {
+        let miniLM = provider == .builtin ? BuiltinEmbedder.modelName : ollamaMiniLM
         if let indexed {
-            if indexed.kind == kind { return indexed.model }
-            if sameModelName(indexed.kind, indexed.model, kind, kind == "builtin" ? BuiltinEmbedder.modelName : "all-minilm") {
-                return kind == "builtin" ? BuiltinEmbedder.modelName : "all-minilm"
-            }
+            if indexed.provider == provider { return indexed.model }
+            if sameModelName(indexed.provider, indexed.model, provider, miniLM) { return miniLM }
         }
-        return kind == "builtin" ? BuiltinEmbedder.modelName : ollamaDefault
+        return provider == .builtin ? BuiltinEmbedder.modelName : ollamaDefault
     }
 
     /// Makes the embedder; `builtin` only runs `all-minilm-l6-v2` and needs its files in `modelFolder`.
     public static func make(
-        kind: String, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil,
+        provider: Provider, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil,
         openAI: OpenAIClient? = nil
     ) throws -> any Embedder {
-        switch kind {
-        case "builtin":
-            guard model == BuiltinEmbedder.modelName || sameModelName("builtin", BuiltinEmbedder.modelName, "ollama", model)
+        switch provider {
+        case .builtin:
+            guard model == BuiltinEmbedder.modelName || sameModelName(.builtin, BuiltinEmbedder.modelName, .ollama, model)
             else {
                 throw EmbedderChoiceError(
                     "the builtin embedder runs only \(BuiltinEmbedder.modelName), not '\(model)' — "
-                        + "use --embedder ollama --model \(model)")
+                        + "use --embedder \(Provider.ollama) --model \(model)")
             }
             return BuiltinEmbedder(folder: modelFolder, threads: threads ?? MiniLM.defaultThreads)
-        case "ollama":
+        case .ollama:
             return OllamaEmbedder(client: client, model: model)
-        case "openai":
+        case .openai:
             guard let openAI else {
                 throw EmbedderChoiceError(
                     "the openai provider needs a server — give --base-url URL (or OPENAI_BASE_URL, or base_url in "
                         + "the config file), e.g. --base-url http://127.0.0.1:8080/v1")
             }
             return OpenAIEmbedder(client: openAI, model: model)
-        default:
-            throw EmbedderChoiceError("unknown embedder '\(kind)' — use --embedder ollama or --embedder builtin")
         }
     }
 
-    /// Whether the two (kind, model) pairs name the same weights: equal pairs, or builtin MiniLM and Ollama's
+    /// Whether the two (provider, model) pairs name the same weights: equal pairs, or builtin MiniLM and Ollama's
     /// `all-minilm`. Only for picking a model name when the provider changes (`--provider builtin` on an
     /// all-minilm index); whether an embedder's vectors fit an index is checked by its probe vector (Fingerprint).
-    public static func sameModelName(_ kindA: String, _ modelA: String, _ kindB: String, _ modelB: String) -> Bool {
-        if kindA == kindB && modelA == modelB { return true }
-        func isMiniLM(_ kind: String, _ model: String) -> Bool {
-            switch kind {
-            case "builtin": return model == BuiltinEmbedder.modelName
-            case "ollama": return ["all-minilm", "all-minilm:latest", "all-minilm:l6-v2", "all-minilm:22m"].contains(model)
-            default: return false
+    public static func sameModelName(
+        _ providerA: Provider, _ modelA: String, _ providerB: Provider, _ modelB: String
+    ) -> Bool {
+        if providerA == providerB && modelA == modelB { return true }
+        func isMiniLM(_ provider: Provider, _ model: String) -> Bool {
+            switch provider {
+            case .builtin: return model == BuiltinEmbedder.modelName
+            case .ollama: return ["all-minilm", "all-minilm:latest", "all-minilm:l6-v2", "all-minilm:22m"].contains(model)
+            case .openai: return false
             }
         }
-        return isMiniLM(kindA, modelA) && isMiniLM(kindB, modelB)
+        return isMiniLM(providerA, modelA) && isMiniLM(providerB, modelB)
     }
 }
 
 /// The embedder an index records.
 public struct IndexedEmbedder: Sendable, Equatable {
-    public var kind: String
+    public var provider: Provider
     public var model: String
 
-    public init(kind: String, model: String) {
-        self.kind = kind
+    /// An embedder from its parts.
+    public init(provider: Provider, model: String) {
+        self.provider = provider
         self.model = model
     }
 }

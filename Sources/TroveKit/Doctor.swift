@@ -26,8 +26,8 @@ public struct Doctor: Sendable {
     public var client: OllamaClient
     public var model: String
     public var indexPath: String
-    /// `ollama` or `builtin`: with `builtin`, the model files are checked instead of the Ollama server.
-    public var embedderKind = "ollama"
+    /// Who embeds: with `builtin`, the model files are checked instead of the Ollama server.
+    public var provider = Provider.ollama
     /// Where the built-in model lives; nil skips its check.
     public var modelFolder: String?
     /// A chat model to check as well (`trove doctor --chat-model`), or nil.
@@ -49,10 +49,10 @@ public struct Doctor: Sendable {
         checks.append(blasCheck())
         checks.append(indexCheck())
         if let modelFolder {
-            checks.append(builtinModelCheck(folder: modelFolder, required: embedderKind == "builtin"))
+            checks.append(builtinModelCheck(folder: modelFolder, required: provider == .builtin))
         }
         // Another provider's servers are checked by `TroveIndex.doctor`.
-        if embedderKind != "ollama" { return checks }
+        if provider != .ollama { return checks }
         let server = await serverCheck()
         checks.append(server)
         if server.passed {
@@ -138,10 +138,10 @@ public struct Doctor: Sendable {
     func serverCheck() async -> DoctorCheck {
         do {
             let version = try await client.version()
-            return DoctorCheck(name: "ollama", passed: true, detail: "Ollama \(version) at \(client.baseURL.absoluteString)")
+            return DoctorCheck(name: Provider.ollama.rawValue, passed: true, detail: "Ollama \(version) at \(client.baseURL.absoluteString)")
         } catch {
             return DoctorCheck(
-                name: "ollama", passed: false, detail: String(describing: error),
+                name: Provider.ollama.rawValue, passed: false, detail: String(describing: error),
                 fix: "start it with: ollama serve (or set OLLAMA_HOST / --ollama)")
         }
     }

@@ -1,7 +1,12 @@
-/// Turns texts into vectors. Ollama today; a built-in model can conform later.
+import TroveStore
+
+/// The provider enum, under TroveKit's name: front ends see it without importing the store.
+public typealias Provider = TroveStore.Provider
+
+/// Turns texts into vectors: Ollama, an OpenAI-compatible server or the built-in model.
 public protocol Embedder: Sendable {
-    /// `ollama` or `builtin`: recorded in the index fingerprint.
-    var kind: String { get }
+    /// Who embeds: recorded in the index fingerprint.
+    var provider: Provider { get }
     /// The model name as the user gave it, e.g. `nomic-embed-text`.
     var model: String { get }
     /// Checks the model can embed and reports what the fingerprint needs.

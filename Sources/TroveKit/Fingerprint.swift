@@ -18,7 +18,7 @@ enum Fingerprint {
     ) -> IndexManifest {
         let prefixes = EmbeddingPrefixes.forModel(embedder.model)
         return IndexManifest(
-            embedder: embedder.kind, model: embedder.model, modelDigest: info.digest, dimension: info.dimension,
+            embedder: embedder.provider, model: embedder.model, modelDigest: info.digest, dimension: info.dimension,
             chunkerVersion: ChunkerConfiguration.version,
             chunkerParameters: "\(chunker.fingerprint),format=\(documentFormat)",
             queryPrefix: prefixes.query, documentPrefix: prefixes.document, probeVector: probe)
@@ -27,7 +27,7 @@ enum Fingerprint {
     /// The unit-length embedding of the probe text by `embedder`.
     static func probe(_ embedder: any Embedder) async throws -> [Float] {
         guard let vector = try await embedder.embed([probeText]).first, !vector.isEmpty else {
-            throw IndexError(code: .embedderMismatch, message: "\(embedder.kind) model '\(embedder.model)' returned no probe vector")
+            throw IndexError(code: .embedderMismatch, message: "\(embedder.provider) model '\(embedder.model)' returned no probe vector")
         }
         let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
         return norm > 0 ? vector.map { $0 / norm } : vector
@@ -59,10 +59,10 @@ enum Fingerprint {
     /// and model, or a probe vector that agrees with the index's. Anything else is refused with both sides named.
     /// An index made before probe vectors existed accepts only its own embedder (which then records one).
     static func checkModel(existing: IndexManifest, embedder: any Embedder, indexPath: String) async throws -> Match {
-        if existing.embedder == embedder.kind && existing.model == embedder.model { return .same }
-        let code: IndexError.Code = existing.embedder != embedder.kind ? .embedderMismatch : .modelMismatch
+        if existing.embedder == embedder.provider && existing.model == embedder.model { return .same }
+        let code: IndexError.Code = existing.embedder != embedder.provider ? .embedderMismatch : .modelMismatch
         let sides =
-            "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', not \(embedder.kind) "
+            "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', not \(embedder.provider) "
             + "model '\(embedder.model)'"
         let remedy =
             "use --provider \(existing.embedder) --model \(existing.model), or --index NEW.sqlite for a new index"

@@ -12,8 +12,8 @@ public struct IndexStatus: Sendable, Equatable {
     public var location: String
     /// The database file plus its write-ahead log.
     public var bytesOnDisk: Int64
-    /// `ollama` or `builtin`; nil before the first index run.
-    public var embedder: String?
+    /// Who embeds; nil before the first index run.
+    public var embedder: Provider?
     public var model: String?
     public var modelDigest: String?
     public var dimension: Int?

@@ -4,7 +4,7 @@ import Ollama
 public struct OllamaEmbedder: Embedder {
     public let client: OllamaClient
     public let model: String
-    public var kind: String { "ollama" }
+    public var provider: Provider { .ollama }
     /// How long Ollama keeps the model loaded after a request; long enough to span an indexing run.
     public var keepAlive = "10m"
 

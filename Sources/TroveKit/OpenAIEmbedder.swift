@@ -6,7 +6,7 @@ import OpenAICompatible
 public struct OpenAIEmbedder: Embedder {
     public let client: OpenAIClient
     public let model: String
-    public var kind: String { "openai" }
+    public var provider: Provider { .openai }
     /// Asks for shorter vectors where the model supports it; nil takes the model's own length.
     public var dimensions: Int?
 

@@ -58,7 +58,7 @@ public struct RetryingEmbedder: Embedder {
         self.onRetry = onRetry
     }
 
-    public var kind: String { base.kind }
+    public var provider: Provider { base.provider }
     public var model: String { base.model }
 
     /// Retries only a busy server: a refused connection at the start is answered at once, with the fix.

@@ -13,8 +13,8 @@ public struct TroveConfiguration: Sendable {
     public var ollama: OllamaClient
     /// The OpenAI-compatible server (`--base-url`) for an index that records `openai`; nil when none is named.
     public var openAI: OpenAIClient?
-    /// Which server writes answers: `ollama` (the `ollama` client) or `openai` (`chatServer`).
-    public var chatProvider = "ollama"
+    /// Which server writes answers: `.ollama` (the `ollama` client) or `.openai` (`chatServer`).
+    public var chatProvider = Provider.ollama
     /// The OpenAI-compatible server for chat (`--chat-base-url`, else `--base-url`); nil when none is named.
     public var chatServer: OpenAIClient?
     /// The folder holding the built-in model's files.
@@ -38,17 +38,17 @@ public struct TroveConfiguration: Sendable {
         ModelFolder.resolve(environment: environment)
     }
 
-    /// The embedder `choice` names, against an index that may already record one (`indexed`). Without a kind or
-    /// model in `choice`, an existing index keeps its own; a new one gets the defaults.
+    /// The embedder `choice` names, against an index that may already record one (`indexed`). Without a provider
+    /// or model in `choice`, an existing index keeps its own; a new one gets the defaults.
     public func embedder(_ choice: EmbedderChoice, indexed: IndexedEmbedder? = nil) throws -> any Embedder {
-        let kind =
-            try EmbedderFactory.kind(choice.kind) ?? indexed?.kind ?? EmbedderFactory.kind(choice.defaultKind)
-            ?? "ollama"
+        let provider = choice.provider ?? indexed?.provider ?? choice.defaultProvider ?? .ollama
         let model =
             choice.model.flatMap { $0.isEmpty ? nil : $0 }
-            ?? EmbedderFactory.defaultModel(kind: kind, indexed: indexed, ollamaDefault: choice.defaultOllamaModel)
+            ?? EmbedderFactory.defaultModel(
+                provider: provider, indexed: indexed, ollamaDefault: choice.defaultOllamaModel)
         return try EmbedderFactory.make(
-            kind: kind, model: model, client: ollama, modelFolder: modelFolder, threads: embedThreads, openAI: openAI)
+            provider: provider, model: model, client: ollama, modelFolder: modelFolder, threads: embedThreads,
+            openAI: openAI)
     }
 }
 
@@ -56,17 +56,18 @@ extension TroveConfiguration {
     /// The chat model `name` on the configured chat provider.
     public func chatModel(named name: String) throws -> any ChatModel {
         switch chatProvider {
-        case "ollama":
+        case .ollama:
             return OllamaChatModel(client: ollama, name: name)
-        case "openai":
+        case .openai:
             guard let chatServer else {
                 throw EmbedderChoiceError(
                     "the openai chat provider needs a server — give --chat-base-url URL or --base-url URL (or "
                         + "OPENAI_BASE_URL, or base_url in the config file), e.g. --base-url http://127.0.0.1:8080/v1")
             }
             return OpenAIChatModel(client: chatServer, name: name)
-        default:
-            throw EmbedderChoiceError("unknown chat provider '\(chatProvider)' — use --chat-provider ollama or openai")
+        case .builtin:
+            throw EmbedderChoiceError(
+                "unknown chat provider '\(chatProvider)' — use --chat-provider \(Provider.spelled(Provider.chatting))")
         }
     }
 }
@@ -77,24 +78,24 @@ package typealias VectorLoadMode = VectorCache.LoadMode
 /// Which embedder a front end asks for. Only indexing and `embed` choose; search always uses the one the index
 /// records.
 public struct EmbedderChoice: Sendable, Equatable {
-    /// `--provider` (or `--embedder`): `ollama`, `openai` or `builtin`; nil keeps the index's.
-    public var kind: String?
+    /// `--provider` (or `--embedder`); nil keeps the index's.
+    public var provider: Provider?
     /// `--model`; nil keeps the index's (or the default for a new index).
     public var model: String?
-    /// The kind for a new index when none is named (`TROVE_EMBEDDER`).
-    public var defaultKind: String?
+    /// The provider for a new index when none is named (`TROVE_PROVIDER`, `TROVE_EMBEDDER`, the config file).
+    public var defaultProvider: Provider?
     /// The Ollama model for a new index when none is named (`TROVE_EMBED_MODEL`, the config file, else
     /// `nomic-embed-text`).
     public var defaultOllamaModel: String
 
     /// A choice; all nil keeps whatever the index records.
     public init(
-        kind: String? = nil, model: String? = nil, defaultKind: String? = nil,
+        provider: Provider? = nil, model: String? = nil, defaultProvider: Provider? = nil,
         defaultOllamaModel: String = EmbedderChoice.defaultOllamaModel
     ) {
-        self.kind = kind
+        self.provider = provider
         self.model = model
-        self.defaultKind = defaultKind
+        self.defaultProvider = defaultProvider
         self.defaultOllamaModel = defaultOllamaModel
     }
 

@@ -8,7 +8,7 @@ import TroveStore
 extension TroveIndex {
     /// Checks everything indexing and search depend on, one line each, for the index `configuration` names (which
     /// need not exist yet). The embedding model checked is `model`, else the index's, else `choice`'s default; the
-    /// embedder kind is the index's, else `choice`'s.
+    /// provider is the index's, else `choice`'s.
     public static func doctor(
         _ configuration: TroveConfiguration, model: String?, chatModel: String?, choice: EmbedderChoice
     ) async -> [DoctorCheck] {
@@ -20,10 +20,10 @@ extension TroveIndex {
             client: configuration.ollama, model: model ?? manifest?.model ?? choice.defaultOllamaModel,
             indexPath: path, chatModel: chatModel)
         doctor.modelFolder = configuration.modelFolder
-        doctor.embedderKind = manifest?.embedder ?? choice.defaultKind ?? "ollama"
-        doctor.checksOllamaChat = configuration.chatProvider == "ollama"
+        doctor.provider = manifest?.embedder ?? choice.defaultProvider ?? .ollama
+        doctor.checksOllamaChat = configuration.chatProvider == .ollama
         var checks = await doctor.run()
-        if doctor.embedderKind == "openai" {
+        if doctor.provider == .openai {
             if let server = configuration.openAI {
                 checks += await Doctor.openAIEmbeddingChecks(server, model: model ?? manifest?.model ?? "")
             } else {
@@ -34,7 +34,7 @@ extension TroveIndex {
             }
         }
         // Another chat provider is checked whether or not a model was named: it answers, or says why not.
-        if configuration.chatProvider != "ollama" {
+        if configuration.chatProvider != .ollama {
             do {
                 checks.append(await Doctor.chatCheck(try configuration.chatModel(named: chatModel ?? "")))
             } catch {

@@ -34,7 +34,7 @@ public actor TroveIndex {
         }
     }
 
-    /// Opens the index, creating it (mode 0600) when missing, with the embedder `choice` names: without a kind or
+    /// Opens the index, creating it (mode 0600) when missing, with the embedder `choice` names: without a provider or
     /// model an existing index keeps its own. A choice that conflicts with the index is refused when indexing.
     public init(creating configuration: TroveConfiguration, embedder choice: EmbedderChoice) throws {
         self.configuration = configuration
@@ -55,8 +55,8 @@ public actor TroveIndex {
 
     /// The embedding model the index records, or nil for a new index.
     public func embeddingModel() throws -> String? { try store.manifest()?.model }
-    /// The kind of embedder the index records (`builtin`, `ollama`, `openai`); nil before its first run.
-    public func embedderKind() throws -> String? { try store.manifest()?.embedder }
+    /// The provider the index records; nil before its first run.
+    public func provider() throws -> Provider? { try store.manifest()?.embedder }
 
     /// The embedder this index uses for indexing and queries.
     public func currentEmbedder() throws -> any Embedder {
@@ -86,7 +86,7 @@ public actor TroveIndex {
     /// (`trove serve`, `trove mcp`). An Ollama model is not touched: it loads on the server's side.
     public func warmUp() async throws {
         try currentRetriever().prepareVectors()
-        if let embedder, embedder.kind == "builtin" { _ = try await embedder.inspect() }
+        if let embedder, embedder.provider == .builtin { _ = try await embedder.inspect() }
     }
 
     /// Refuses a `--model` that differs from the model the index was built with: their vectors don't compare.
@@ -120,7 +120,7 @@ public actor TroveIndex {
         let fresh = try Retriever(store: store)
         let recorded = IndexedEmbedder(fresh.manifest)
         // An embedder chosen for a new index records itself when it indexes; another process may record another.
-        let held = embeddedFor ?? embedder.map { IndexedEmbedder(kind: $0.kind, model: $0.model) }
+        let held = embeddedFor ?? embedder.map { IndexedEmbedder(provider: $0.provider, model: $0.model) }
         if held != recorded {
             // Re-embedded with another model (`trove index --reembed --model …`): queries must follow. An embedder
             // chosen for this index that differs from the one it records (its probe vector agreed) is kept.
@@ -187,5 +187,5 @@ public actor TroveIndex {
 
 extension IndexedEmbedder {
     /// The embedder a manifest records.
-    init(_ manifest: IndexManifest) { self.init(kind: manifest.embedder, model: manifest.model) }
+    init(_ manifest: IndexManifest) { self.init(provider: manifest.embedder, model: manifest.model) }
 }

@@ -1,3 +1,5 @@
+import TroveKit
+
 extension SearchServer {
     /// The settings that decide which model server embeds a search's query. A server refuses a client whose settings
     /// differ in what its index's embedder uses, so the client never gets vectors of another model server; a
@@ -18,13 +20,14 @@ extension SearchServer {
             self.openAI = openAI
         }
 
-        /// Only the settings an index embedded by `kind` uses (all of them for an unknown kind): a server's view.
-        package func used(by kind: String?) -> Admission {
-            switch kind {
-            case "builtin": Admission(ollama: nil, builtinModels: builtinModels, openAI: nil)
-            case "ollama": Admission(ollama: ollama, builtinModels: nil, openAI: nil)
-            case "openai": Admission(ollama: nil, builtinModels: nil, openAI: openAI ?? "")
-            default: self
+        /// Only the settings an index embedded by `provider` uses (all of them for an index without one yet): a
+        /// server's view.
+        package func used(by provider: Provider?) -> Admission {
+            switch provider {
+            case .builtin: Admission(ollama: nil, builtinModels: builtinModels, openAI: nil)
+            case .ollama: Admission(ollama: ollama, builtinModels: nil, openAI: nil)
+            case .openai: Admission(ollama: nil, builtinModels: nil, openAI: openAI ?? "")
+            case nil: self
             }
         }
 

@@ -10,26 +10,28 @@ extension SearchServer {
         _ index: TroveIndex, indexPath: String, admission: Admission, limits: Limits = Limits(), stop: StopSignal,
         ready: () -> Void, log: (String) -> Void
     ) async throws {
-        let kind = try await index.embedderKind()
+        let provider = try await index.provider()
         try await serve(
-            indexPath: indexPath, admission: admission.used(by: kind), limits: limits, stop: stop, ready: ready
+            indexPath: indexPath, admission: admission.used(by: provider), limits: limits, stop: stop, ready: ready
         ) { request, style in
-            await answer(request, style: style, index: index, kind: kind, stop: stop, log: log)
+            await answer(request, style: style, index: index, provider: provider, stop: stop, log: log)
         }
     }
 
     /// One search of `index`, printed in `style` when the client sent one; an error becomes the answer's `error`.
     private static func answer(
-        _ request: SearchRequest, style: OutputStyle?, index: TroveIndex, kind: String?, stop: StopSignal,
+        _ request: SearchRequest, style: OutputStyle?, index: TroveIndex, provider: Provider?, stop: StopSignal,
         log: (String) -> Void
     ) async -> Response {
         do {
             if try await index.refresh() {
                 log("the index changed: reloading")
                 // A re-embed with another provider: the admitted clients' settings no longer say who embeds.
-                if let now = try await index.embedderKind(), now != kind {
+                if let now = try await index.provider(), now != provider {
                     stop.stop()
-                    log("the index now embeds with \(now), not \(kind ?? "nothing") — stopping; start trove serve again")
+                    log(
+                        "the index now embeds with \(now), not \(provider?.rawValue ?? "nothing") — stopping; start trove "
+                            + "serve again")
                     return Response(error: "the running trove serve stopped: the index's embedder changed")
                 }
             }

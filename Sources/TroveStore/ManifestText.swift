@@ -21,8 +21,13 @@ enum ManifestText {
             guard let number = Int(value) else { throw damaged("its manifest's \(key) is \"\(value)\", not a number") }
             return number
         }
+        // The provider is decoded here, at the store's edge: above it, no one compares its text.
+        let word = try text(keys.embedder)
+        guard let provider = Provider(rawValue: word) else {
+            throw damaged("its manifest's \(keys.embedder) is \"\(word)\", not \(Provider.spelled())")
+        }
         return IndexManifest(
-            embedder: try text(keys.embedder), model: try text(keys.model), modelDigest: values[keys.modelDigest],
+            embedder: provider, model: try text(keys.model), modelDigest: values[keys.modelDigest],
             dimension: try number(keys.dimension), chunkerVersion: try number(keys.chunkerVersion),
             chunkerParameters: try text(keys.chunkerParameters), queryPrefix: try text(keys.queryPrefix),
             documentPrefix: try text(keys.documentPrefix),
@@ -37,7 +42,7 @@ enum ManifestText {
     /// The rows that hold `manifest`.
     static func encode(_ manifest: IndexManifest) -> [(key: String, value: String)] {
         var pairs: [(key: String, value: String)] = [
-            (keys.embedder, manifest.embedder), (keys.model, manifest.model),
+            (keys.embedder, manifest.embedder.rawValue), (keys.model, manifest.model),
             (keys.dimension, String(manifest.dimension)), (keys.chunkerVersion, String(manifest.chunkerVersion)),
             (keys.chunkerParameters, manifest.chunkerParameters), (keys.queryPrefix, manifest.queryPrefix),
             (keys.documentPrefix, manifest.documentPrefix),

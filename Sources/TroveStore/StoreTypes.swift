@@ -1,7 +1,7 @@
 /// The index's fingerprint: what produced its vectors.
 public struct IndexManifest: Sendable, Equatable {
-    /// `ollama` today; `builtin` later.
-    public var embedder: String
+    /// Who made the vectors (stored as its raw value under the `embedder` key).
+    public var embedder: Provider
     /// The embedding model's name, e.g. `nomic-embed-text`.
     public var model: String
     /// Ollama's digest of the model, when known.
@@ -22,7 +22,7 @@ public struct IndexManifest: Sendable, Equatable {
 
     /// A manifest from its parts.
     public init(
-        embedder: String, model: String, modelDigest: String?, dimension: Int, chunkerVersion: Int,
+        embedder: Provider, model: String, modelDigest: String?, dimension: Int, chunkerVersion: Int,
         chunkerParameters: String, queryPrefix: String, documentPrefix: String, probeVector: [Float]? = nil
     ) {
         self.probeVector = probeVector

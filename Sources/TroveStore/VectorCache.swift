@@ -206,7 +206,7 @@ extension IndexStore {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         // The generation too: a re-embed replaces every vector but keeps the chunk count and ids.
         let text = [
-            manifest.embedder, manifest.model, manifest.modelDigest ?? "", String(manifest.chunkerVersion),
+            manifest.embedder.rawValue, manifest.model, manifest.modelDigest ?? "", String(manifest.chunkerVersion),
             manifest.chunkerParameters, manifest.queryPrefix, manifest.documentPrefix, String(try vectorGeneration()),
         ].joined(separator: "\u{0}")
         for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }

@@ -62,7 +62,7 @@ struct AnswerSourcesTests {
         }
         return Answer(
             text: text, sources: sources, citations: Citations(answer: text, sourceCount: 3), model: "m",
-            provider: "openai", truncation: .complete, interrupted: false)
+            provider: .openai, truncation: .complete, interrupted: false)
     }
 
     @Test("with nothing cited, every passage the model was given is listed as not cited")

@@ -41,14 +41,14 @@ struct FacadeTests {
 
     @Test("indexing reports events, then the summary; search and status see the result")
     func indexAndSearch() async throws {
-        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
+        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         let (summary, events) = try await run(index, [corpora])
         #expect(summary.newDocuments == 38)
         #expect(events > 38, "a crawled event, progress and one event per document")
         let status = try await index.status()
         #expect(status.documents == 38 && status.chunks == summary.chunksEmbedded)
         #expect(status.folders.map(\.path) == [corpora])
-        #expect(status.model == "nomic-embed-text" && status.embedder == "ollama")
+        #expect(status.model == "nomic-embed-text" && status.embedder == .ollama)
         let lastIndexed = try #require(status.lastIndexed)
         #expect(abs(lastIndexed - Int64(Date().timeIntervalSince1970)) < 600)
         let hits = try await index.search(SearchRequest(query: "stripe secret key rotate", mode: .keyword, limit: 1))
@@ -57,7 +57,7 @@ struct FacadeTests {
 
     @Test("text(path:) gives back every indexed document's lines exactly, blank lines included")
     func textMatchesFiles() async throws {
-        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
+        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         try await run(index, [corpora])
         let documents = try await index.documents()
         #expect(documents.count == 38)
@@ -82,7 +82,7 @@ struct FacadeTests {
         arguments: ["/etc/passwd", "../../etc/passwd", "engineering/../../../etc/passwd", "/"])
     func textRefusals(path: String) async throws {
         let note = try folder.write("notes/engineering/deploy.md", "# Deploy\n\nShip it.\n")
-        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
+        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         try await run(index, [folder.path + "/notes"])
         await #expect(throws: DocumentError.self) { try await index.text(path: path) }
         do {
@@ -96,7 +96,7 @@ struct FacadeTests {
     @Test("a reader notices another connection's writes and reloads; its own forget too")
     func freshness() async throws {
         let notes = try folder.write("notes/a.md", "# Alpha\n\nThe aardvark eats ants.\n")
-        let reader = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
+        let reader = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         try await run(reader, [(notes as NSString).deletingLastPathComponent])
         let query = SearchRequest(query: "zebra stripes", mode: .hybrid, limit: 5)
         #expect(try await reader.search(query).contains { $0.relativePath == "b.md" } == false)
@@ -116,7 +116,7 @@ struct FacadeTests {
         var configuration = configuration
         configuration.ollama = OllamaClient(baseURL: chat.baseURL)
         try folder.write("notes/ssh.md", "# SSH\n\nConnect through the bastion host with ssh -J bastion.\n")
-        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
+        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         try await run(index, [folder.path + "/notes"])
         var tokens = ""
         var outcome: AskOutcome?

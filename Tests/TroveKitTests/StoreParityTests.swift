@@ -47,7 +47,7 @@ struct StoreParityTests {
     @Test("Index, search with filters, text, status, forget and vacuum work alike", arguments: StoreKind.available)
     func everyOperation(kind: StoreKind) async throws {
         let location = try await kind.freshLocation(in: folder.path)
-        let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(kind: "ollama"))
+        let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(provider: .ollama))
         let summary = try await run(index, IndexOptions(roots: [corpora]))
         #expect(summary.newDocuments == 38)
         let status = try await index.status()
@@ -76,7 +76,7 @@ struct StoreParityTests {
         var contents: [[ContentRow]] = []
         for kind in StoreKind.allCases {
             let location = try await kind.freshLocation(in: folder.path)
-            let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(kind: "ollama"))
+            let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(provider: .ollama))
             try await run(index, IndexOptions(roots: [corpora]))
             hits.append(try await index.search(SearchRequest(query: "rotate the deploy key", mode: .vector, limit: 8)))
             contents.append(try StoreLocation.open(location, createIfMissing: false).contentRows())
@@ -120,7 +120,7 @@ struct StoreParityTests {
         var results: [[[String]]] = []
         for kind in StoreKind.allCases {
             let location = try await kind.freshLocation(in: folder.path)
-            let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(kind: "ollama"))
+            let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(provider: .ollama))
             try await run(index, IndexOptions(roots: [corpora, edges]))
             let everything = try await index.search(
                 SearchRequest(query: "heron note", mode: .keyword, limit: 10_000, groupByDocument: false))
@@ -153,8 +153,8 @@ struct StoreParityTests {
         let location = try await PostgresServer.freshURL()
         let engineering = corpora + "/engineering"
         let howto = corpora + "/howto"
-        let first = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(kind: "ollama"))
-        let second = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(kind: "ollama"))
+        let first = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(provider: .ollama))
+        let second = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(provider: .ollama))
         // Small batches, so the two runs' transactions interleave.
         async let a = run(first, IndexOptions(roots: [engineering], batchSize: 4, maxDocumentsPerTransaction: 2))
         async let b = run(second, IndexOptions(roots: [howto], batchSize: 4, maxDocumentsPerTransaction: 2))
@@ -176,11 +176,11 @@ struct StoreParityTests {
         .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
     func reembed() async throws {
         let location = try await PostgresServer.freshURL()
-        let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(kind: "ollama"))
+        let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(provider: .ollama))
         let notes = corpora + "/howto"
         try await run(index, IndexOptions(roots: [notes]))
         let other = try TroveIndex(
-            creating: configuration(location), embedder: EmbedderChoice(kind: "ollama", model: "all-minilm"))
+            creating: configuration(location), embedder: EmbedderChoice(provider: .ollama, model: "all-minilm"))
         let summary = try await run(other, IndexOptions(roots: [], reembed: true))
         #expect(summary.chunksReembedded > 0)
         #expect(try await index.embeddingModel() == "all-minilm")

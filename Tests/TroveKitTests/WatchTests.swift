@@ -32,7 +32,7 @@ final class WatchRig: Sendable {
         index = try TroveIndex(
             creating: TroveConfiguration(
                 location: folder.path + "/i.sqlite", ollama: OllamaClient(baseURL: server.baseURL),
-                modelFolder: "/none"), embedder: EmbedderChoice(kind: "ollama"))
+                modelFolder: "/none"), embedder: EmbedderChoice(provider: .ollama))
         var options = WatchOptions(
             index: IndexOptions(roots: [root], retry: RetryPolicy(retries: 0)), quiet: .milliseconds(100),
             maxWait: .seconds(1), firstBackoff: .milliseconds(100))

@@ -37,7 +37,7 @@ final class Rig: Sendable {
         notes = folder.path + "/notes"
         indexPath = kind == .sqlite ? folder.path + "/i.sqlite" : try await kind.freshLocation(in: folder.path)
         let configuration = Rig.configuration(server: server, indexPath: indexPath)
-        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(kind: "ollama"))
+        let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         for try await _ in try await index.index(IndexOptions(roots: [notes])) {}
         let tools = MCPTools(.init(configuration: configuration, chatModel: "llama3.2", chatModelChosen: false))
         let box = replies

@@ -252,7 +252,7 @@ struct SearchServerTests {
 
     @Test("a setting the index does not use (another Ollama beside a built-in index) still gets the server's answer")
     func unusedSettingsAgree() async throws {
-        let server = try await Server(admission: Server.admission.used(by: "builtin"))
+        let server = try await Server(admission: Server.admission.used(by: .builtin))
         let indexPath = server.indexPath
         let otherOllama = SearchServer.Admission(ollama: "http://other:1", builtinModels: "/m", openAI: "http://x/v1")
         let answered = await blocking {

@@ -1,4 +1,5 @@
 import TroveIngest
+import TroveStore
 
 /// How `trove ask` and `trove chat` talk to the chat model.
 public struct AskOptions: Sendable {
@@ -32,8 +33,8 @@ public struct Answer: Sendable {
     public var sources: [NumberedSource]
     public var citations: Citations
     public var model: String
-    /// `ollama` or `openai`.
-    public var provider: String
+    /// Who served the model.
+    public var provider: Provider
     /// Prompt tokens the server reported (`prompt_eval_count`, `usage.prompt_tokens`), when it said.
     public var promptTokens: Int?
     /// Prompt tokens it said it served from its cache.
@@ -82,10 +83,11 @@ public struct ChatModelInfo: Sendable, Equatable {
     public var name: String
     /// The window trove packs for (and sends to Ollama as `num_ctx`).
     public var contextWindow: Int
-    /// `ollama` or `openai`.
-    public var provider = "ollama"
+    /// Who serves the model.
+    public var provider = Provider.ollama
 
-    public init(name: String, contextWindow: Int, provider: String = "ollama") {
+    /// The facts of a model.
+    public init(name: String, contextWindow: Int, provider: Provider = .ollama) {
         self.name = name
         self.contextWindow = contextWindow
         self.provider = provider

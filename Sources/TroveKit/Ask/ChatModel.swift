@@ -1,8 +1,8 @@
 /// Writes answers, streamed: a model on an Ollama server or on any OpenAI-compatible one (llama.cpp, LM Studio,
 /// vLLM, OpenAI). `Asker` builds the prompt, checks citations and judges truncation the same way for every one.
 public protocol ChatModel: Sendable {
-    /// `ollama` or `openai`.
-    var provider: String { get }
+    /// Who serves the model: one of `Provider.chatting`.
+    var provider: Provider { get }
     /// The model as the user named it (empty: the server's only model, where it serves one).
     var name: String { get }
     /// Checks the model is served and can chat, and learns its context window, before any retrieval work.

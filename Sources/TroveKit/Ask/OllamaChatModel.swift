@@ -4,7 +4,7 @@ import Ollama
 public struct OllamaChatModel: ChatModel {
     public let client: OllamaClient
     public let name: String
-    public var provider: String { "ollama" }
+    public var provider: Provider { .ollama }
 
     public init(client: OllamaClient, name: String) {
         self.client = client

@@ -5,7 +5,7 @@ import OpenAICompatible
 public struct OpenAIChatModel: ChatModel {
     public let client: OpenAIClient
     public let name: String
-    public var provider: String { "openai" }
+    public var provider: Provider { .openai }
 
     public init(client: OpenAIClient, name: String) {
         self.client = client

@@ -1,8 +1,8 @@
 import TroveKit
 import TroveServe
 
-/// How a command opens its index and picks its embedder: `--embedder`, else the index's, else `TROVE_EMBEDDER`,
-/// else `ollama`.
+/// How a command opens its index and picks its embedder: `--provider`, else the index's, else `TROVE_PROVIDER`
+/// (and the rest of its setting), else `ollama`.
 extension Settings {
     /// The built-in model's folder (`TROVE_MODELS`, `XDG_DATA_HOME`, `HOME`).
     var modelFolder: String { TroveConfiguration.defaultModelFolder(environment: environment) }
@@ -19,29 +19,33 @@ extension Settings {
     /// What TroveKit needs to open the index these settings name.
     var configuration: TroveConfiguration {
         get throws {
-            // TROVE_EMBED_THREADS: worker threads of the builtin embedder (default: one per CPU).
-            let threads = environment["TROVE_EMBED_THREADS"].flatMap { Int($0) }.map { max(1, $0) }
             var configuration = TroveConfiguration(
-                location: indexPath, ollama: client, modelFolder: modelFolder, embedThreads: threads)
+                location: indexPath, ollama: client, modelFolder: modelFolder, embedThreads: try embedThreads())
             configuration.openAI = try openAIClient()
             configuration.chatProvider = try chatProvider()
-            if configuration.chatProvider == "openai" { configuration.chatServer = try chatServer() }
+            if configuration.chatProvider == .openai { configuration.chatServer = try chatServer() }
             return configuration
         }
     }
 
     /// For the commands that answer: a chat provider that cannot be reached as configured is a usage error.
     func checkChatServer() throws {
-        guard try chatProvider() == "openai", try chatServer() == nil else { return }
+        guard try chatProvider() == .openai, try chatServer() == nil else { return }
         throw UsageError(
             "--chat-provider openai needs a server — give --chat-base-url URL or --base-url URL (or "
                 + "TROVE_CHAT_BASE_URL, OPENAI_BASE_URL), e.g. --chat-base-url http://127.0.0.1:8081/v1")
     }
 
-    /// The `--embedder` and `--model` flags with the environment's defaults for a new index.
-    func embedderChoice(kindFlag: String?, modelFlag: String?) -> EmbedderChoice {
+    /// The embedding provider for a new index: `TROVE_PROVIDER`, else `TROVE_EMBEDDER`, else the file's `provider`.
+    func defaultProvider() throws -> Provider? {
+        try EmbedderFactory.provider(resolve(Setting.provider, flag: nil)?.value)
+    }
+
+    /// The `--provider` and `--model` flags with the environment's defaults for a new index.
+    func embedderChoice(provider: Provider?, modelFlag: String?) throws -> EmbedderChoice {
+        // The default is read only when no flag names a provider: a bad one is no error then.
         EmbedderChoice(
-            kind: kindFlag, model: modelFlag, defaultKind: defaultProvider,
+            provider: provider, model: modelFlag, defaultProvider: provider != nil ? nil : try usage { try defaultProvider() },
             defaultOllamaModel: embedModel(flag: nil))
     }
 
@@ -49,15 +53,17 @@ extension Settings {
     func openIndex() throws -> TroveIndex { try TroveIndex(opening: configuration) }
 
     /// The index, created when missing, with the embedder the flags name (an existing index keeps its own).
-    func createIndex(kindFlag: String?, modelFlag: String?) throws -> TroveIndex {
-        try usage {
-            try TroveIndex(creating: configuration, embedder: embedderChoice(kindFlag: kindFlag, modelFlag: modelFlag))
-        }
+    func createIndex(provider: Provider?, modelFlag: String?) throws -> TroveIndex {
+        let configuration = try configuration
+        let choice = try embedderChoice(provider: provider, modelFlag: modelFlag)
+        return try usage { try TroveIndex(creating: configuration, embedder: choice) }
     }
 
     /// The embedder the flags name, for `trove embed` (no index involved).
-    func embedder(kindFlag: String?, modelFlag: String?) throws -> any Embedder {
-        try usage { try configuration.embedder(embedderChoice(kindFlag: kindFlag, modelFlag: modelFlag)) }
+    func embedder(provider: Provider?, modelFlag: String?) throws -> any Embedder {
+        let configuration = try configuration
+        let choice = try embedderChoice(provider: provider, modelFlag: modelFlag)
+        return try usage { try configuration.embedder(choice) }
     }
 
     /// An impossible `--embedder`/`--model` combination is a usage error (exit 64).

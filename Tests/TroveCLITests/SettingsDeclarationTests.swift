@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import TroveCLI
+
+@Suite("every setting is declared once, and help and trove config show it")
+struct SettingsDeclarationTests {
+    /// Variables read but not Trove's settings: the platform's (home, XDG folders, terminal) and OpenBLAS's own.
+    static let notSettings: Set<String> = ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "TERM", "OPENBLAS_CORETYPE"]
+
+    /// Every `environment["NAME"]` and `getenv("NAME")` in the shipped targets' sources (not the test support's,
+    /// nor trove-bench's).
+    static func variablesRead() throws -> Set<String> {
+        let sources = repositoryRoot + "/Sources"
+        let pattern = try NSRegularExpression(pattern: #"(?:environment\["|getenv\(")([A-Z][A-Z0-9_]*)""#)
+        var names: Set<String> = []
+        let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") && !file.hasPrefix("trove-bench/") && !file.hasPrefix("TroveTest") {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                names.insert((text as NSString).substring(with: match.range(at: 1)))
+            }
+        }
+        return names.subtracting(notSettings)
+    }
+
+    @Test("every environment variable the sources read is in trove --help and the man page")
+    func variablesAreDocumented() throws {
+        let read = try Self.variablesRead()
+        #expect(read.contains("OLLAMA_HOST") && read.contains("NO_COLOR"), "the scan finds reads")
+        let help = Launcher.overview
+        let man = ManPage.render(Launcher.program, version: "1", date: "")
+        for name in read.sorted() {
+            #expect(Setting.all.contains { $0.variables.contains { $0.name == name } }, "\(name) is not declared")
+            #expect(help.contains("  \(name) "), "\(name) is missing from trove --help")
+            #expect(man.contains(name), "\(name) is missing from the man page")
+        }
+    }
+
+    @Test("every config-file key is listed by trove config and its --help")
+    func keysAreListed() throws {
+        var arguments = try Arguments([], options: CommonOptions.options)
+        let common = try CommonOptions(parsing: &arguments)
+        let listed = try Settings(common, environment: ["HOME": "/nowhere"]).entries(common: common).map(\.key)
+        #expect(Setting.fileKeys.count == 13)
+        for key in Setting.fileKeys {
+            #expect(listed.contains(key), "trove config does not list \(key)")
+            #expect(ConfigCommand.discussion.contains("  \(key) "), "trove config --help does not list \(key)")
+        }
+    }
+
+    @Test("a bad TROVE_EMBED_THREADS is an error naming it, not silently ignored")
+    func badThreads() async throws {
+        let run = await trove(
+            ["embed", "--provider", "builtin", "hi"], index: "/nowhere/i.sqlite",
+            environment: ["TROVE_EMBED_THREADS": "abc"])
+        #expect(run.status == 64)
+        #expect(
+            run.error.hasPrefix(
+                "Error: TROVE_EMBED_THREADS 'abc' is not a number of threads — give a whole number, e.g. 4, or unset it "
+                    + "for one per CPU\n"))
+    }
+}
