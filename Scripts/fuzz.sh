@@ -25,7 +25,7 @@ sources() {
     case "$1" in
         ndjson) echo Sources/Ollama/NDJSONFramer.swift ;;
         sse) echo Sources/OpenAICompatible/SSEFramer.swift ;;
-        gitignore | chunker) ls Sources/TroveIngest/*.swift ;;
+        gitignore | chunker) find Sources/TroveIngest -name '*.swift' | sort ;;
         # The whole store, its PostgreSQL half (Sources/TroveStore/Postgres, libpq) included.
         fts5 | vectors-header) find Sources/TroveStore -name '*.swift' | sort ;;
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,SafeTensorsHeader,MiniLMError,FileIdentity}.swift ;;
@@ -96,7 +96,9 @@ modules() {
             local objects=(
                 "$(module TroveSystem)" "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
                 "$(module TroveStore -I "$out/CTroveFTS")"
-                "$(partial TroveKit Sources/TroveKit/{SearchRequest,SearchRequest+Checks,SearchFilter}.swift)"
+                "$(partial TroveKit Sources/TroveKit/Double+PlainText.swift \
+                    Sources/TroveKit/Search/{SearchRequest,SearchRequest+Checks,SearchRequestError}.swift \
+                    Sources/TroveKit/Search/{SearchMode,FusionMethod,SearchHit,SearchFilter}.swift)"
                 "$(partial TroveOutput Sources/TroveOutput/OutputStyle.swift)"
             )
             echo "-I $out/modules ${objects[*]} $fts"

@@ -1,5 +1,6 @@
 // FTS5 extensions registered through fts5_api (https://sqlite.org/fts5.html#extending_fts5). In C because both are
-// callbacks FTS5 calls once per row or per token with pointers into its own buffers.
+// callbacks FTS5 calls once per row or per token with pointers into its own buffers. Over 400 lines on purpose: one C
+// extension unit, whose helpers stay `static` to it.
 #include "trove_fts.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+// One family of wire types, the bodies of /api/chat and /api/generate and their streamed replies, kept in one file
+// over 400 lines so that each request sits beside the response and options it shares fields with.
 import Foundation
 
 extension OllamaClient {

@@ -1,75 +1,6 @@
 import TroveSearch
 import TroveStore
 
-/// One passage found by a search.
-public struct SearchHit: Sendable, Equatable, Codable {
-    /// 1-based position in the results.
-    public var rank: Int
-    public var chunkID: Int64
-    /// The document the passage belongs to.
-    public var documentID: Int64 = 0
-    /// The indexed folder the document belongs to.
-    public var rootPath: String
-    /// The document's path relative to `rootPath`.
-    public var relativePath: String
-    public var startLine: Int
-    public var endLine: Int
-    /// Heading path, e.g. `Deploy › Keys`; empty when the passage has none.
-    public var heading: String
-    /// The score the results are ordered by: the fused score (0…1) in hybrid mode, cosine similarity in vector
-    /// mode, BM25 in keyword mode. Higher is better.
-    public var score: Float
-    public var text: String
-    /// Cosine similarity with the query (nil in keyword mode).
-    public var vectorScore: Float? = nil
-    /// Rank among the vector candidates (nil when the passage was not among them).
-    public var vectorRank: Int? = nil
-    /// BM25 relevance, higher is better. In hybrid mode every hit has one (0 when no query word occurs in it);
-    /// in vector mode nil.
-    public var keywordScore: Double? = nil
-    /// Rank among the keyword candidates.
-    public var keywordRank: Int? = nil
-    /// The fused score (hybrid mode only): Reciprocal Rank Fusion 0…1, or the convex combination of normalised
-    /// scores.
-    public var fusedScore: Double? = nil
-
-    public init(
-        rank: Int, chunkID: Int64, rootPath: String, relativePath: String, startLine: Int, endLine: Int,
-        heading: String, score: Float, text: String
-    ) {
-        self.rank = rank
-        self.chunkID = chunkID
-        self.rootPath = rootPath
-        self.relativePath = relativePath
-        self.startLine = startLine
-        self.endLine = endLine
-        self.heading = heading
-        self.score = score
-        self.text = text
-    }
-
-    /// The document's absolute path.
-    public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
-}
-
-/// How hybrid search combines the vector and keyword rankings.
-public enum FusionMethod: String, Sendable, CaseIterable, Codable {
-    /// Reciprocal Rank Fusion: by rank alone, `Σ wᵢ / (c + rankᵢ)`.
-    case rrf
-    /// A convex combination of the normalised scores, `(normᵥ + w·normₖ) / (1 + w)`.
-    case convex
-}
-
-/// How passages are ranked.
-public enum SearchMode: String, Sendable, CaseIterable, Codable {
-    /// Vector and keyword rankings fused (`SearchRequest.fusion`).
-    case hybrid
-    /// Cosine similarity of embeddings only.
-    case vector
-    /// SQLite FTS5 BM25 only; needs no embedding model.
-    case keyword
-}
-
 /// What to search for and how.
 public struct SearchRequest: Sendable, Equatable, Codable {
     public var query: String
@@ -177,26 +108,9 @@ public struct SearchRequest: Sendable, Equatable, Codable {
     }
 }
 
-/// A search request with a parameter out of range.
-public struct SearchRequestError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A lowercase sentence naming the parameter, its range and the value found.
-    public var message: String
-
-    /// An error with its message.
-    public init(_ message: String) { self.message = message }
-
-    /// The message.
-    public var description: String { message }
-}
-
 extension SearchRequest {
     /// How convex fusion normalises scores (`minmax`, `zscore`).
     public typealias Normalization = ScoreFusion.Normalization
     /// BM25's parameters (k1, b, heading weight).
     public typealias BM25 = TroveStore.BM25
-}
-
-extension Double {
-    /// `2` for 2.0, `0.75` for 0.75: a parameter as a person writes it, in messages and help.
-    package var plainText: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
 }

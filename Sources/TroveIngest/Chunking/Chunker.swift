@@ -1,0 +1,71 @@
+/// Splits documents into chunks: Markdown by headings, never inside code fences; text and code by blank-line blocks.
+///
+/// The rules, in order:
+/// 1. The document is cut into sections at headings: Markdown ATX headings (`#`..`######`, not setext), Org `*`
+///    headings, reStructuredText titles underlined with a repeated punctuation character. Plain text and code are
+///    one section. Each section runs from its heading to the next heading of any level and carries its heading
+///    path, outermost first.
+/// 2. A section is made of blocks: runs of non-blank lines, a heading line, a fenced code block (``` or ~~~, closed
+///    by a fence of the same character at least as long; Org `#+begin_…`/`#+end_…`), Markdown front matter
+///    (`---` … `---` on the first line, kept with the first chunk).
+/// 3. Blocks are packed in order into chunks of at most `maxTokens` estimated tokens. A block over the budget is
+///    split at its lines (for a fence only then: the last resort); a single line over the budget is a chunk alone.
+///    When a section needs more than one chunk, each chunk after the first starts with the last lines of the
+///    previous one, up to `overlap × maxTokens` tokens (never lines of a code fence).
+/// 4. A chunk spans whole lines: its text is lines `startLine...endLine` joined by `\n`, without leading or
+///    trailing blank lines. Line breaks are LF, CRLF or CR, counted as an editor does. Every non-blank line is in
+///    some chunk.
+public struct Chunker: Sendable {
+    public var configuration: ChunkerConfiguration
+
+    public init(configuration: ChunkerConfiguration = ChunkerConfiguration()) { self.configuration = configuration }
+
+    /// The chunks of `text`, ordinals from 0, in document order.
+    public func chunks(of text: String, kind: DocumentKind) -> [Chunk] {
+        let lines = Self.lines(of: text)
+        let document = Document(lines: lines)
+        let sections: [Document.Section]
+        switch kind {
+        case .markdown: sections = document.sections(syntax: .markdown)
+        case .org: sections = document.sections(syntax: .org)
+        case .restructuredText: sections = document.sections(syntax: .restructuredText)
+        case .plainText, .code: sections = document.sections(syntax: .plain)
+        }
+        let budget = max(1, configuration.maxTokens)
+        let overlapBudget = Int((Double(budget) * min(max(configuration.overlap, 0), 0.5)).rounded(.down))
+        var chunks: [Chunk] = []
+        for section in sections {
+            for piece in document.pack(section, budget: budget, overlapBudget: overlapBudget) {
+                guard let trimmed = document.trimmed(piece) else { continue }
+                chunks.append(
+                    Chunk(
+                        ordinal: chunks.count, startLine: trimmed.lowerBound + 1, endLine: trimmed.upperBound + 1,
+                        headingPath: section.path, text: lines[trimmed].joined(separator: "\n")))
+            }
+        }
+        return chunks
+    }
+
+    /// Lines split at LF, CRLF and CR (an editor's line numbers). A final line break does not add a line.
+    package static func lines(of text: String) -> [Substring] {
+        var lines: [Substring] = []
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                lines.append(Substring(utf8[start..<index]))
+                index = utf8.index(after: index)
+                if byte == UInt8(ascii: "\r"), index != utf8.endIndex, utf8[index] == UInt8(ascii: "\n") {
+                    index = utf8.index(after: index)
+                }
+                start = index
+            } else {
+                index = utf8.index(after: index)
+            }
+        }
+        if start != utf8.endIndex { lines.append(Substring(utf8[start..<utf8.endIndex])) }
+        return lines
+    }
+}
