@@ -20,7 +20,7 @@ themselves then there these they this those through to too under until up very w
 who whom why will with would you your yours yourself yourselves i'm i've we've don't can't won't isn't there's let may
 might shall also""".split())
 
-K1, B = 1.2, 0.5  # Trove's keyword-mode BM25 (Sources/TroveStore/IndexStore+Keywords.swift)
+K1, B = 1.2, 0.5  # Trove's keyword-mode BM25 (Sources/TroveStore/SQLiteStore+Keywords.swift)
 
 # The text-search configurations compared. trove_english: the Snowball English stemmer with no stop-word list, the
 # closest to SQLite's `porter unicode61` (Porter stemming, every word kept).
@@ -295,7 +295,7 @@ def latency(conn, bench, suite, names, copies, labels, runs=30):
 
 def sqlite_latency(rows, copies, sample):
     """Trove's SQLite keyword engine on the same passages: FTS5 with the index's tokenizer, the words OR-ed as
-    quoted strings (IndexStore.ftsQuery), FTS5's bm25() (k1 1.2, b 0.75: the same work as trove_bm25), depth 200."""
+    quoted strings (SQLiteStore.ftsQuery), FTS5's bm25() (k1 1.2, b 0.75: the same work as trove_bm25), depth 200."""
     import sqlite3
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE f USING fts5(text, heading, tokenize = 'porter unicode61 remove_diacritics 2')")

@@ -1,6 +1,6 @@
 import CSQLite
 
-// Fuzz target: the FTS5 query builder (`IndexStore.ftsQuery`). Oracle: SQLite accepts every query it builds —
+// Fuzz target: the FTS5 query builder (`SQLiteStore.ftsQuery`). Oracle: SQLite accepts every query it builds —
 // a MATCH with it prepares and runs to completion on a real FTS5 table (SQLITE_DONE), never a syntax error.
 nonisolated(unsafe) private var database: OpaquePointer? = {
     var handle: OpaquePointer?
@@ -16,7 +16,7 @@ nonisolated(unsafe) private var database: OpaquePointer? = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    guard let query = IndexStore.ftsQuery(text) else { return 0 }
+    guard let query = SQLiteStore.ftsQuery(text) else { return 0 }
     var statement: OpaquePointer?
     precondition(
         sqlite3_prepare_v2(database, "SELECT rowid, bm25(t) FROM t WHERE t MATCH ?", -1, &statement, nil) == SQLITE_OK)

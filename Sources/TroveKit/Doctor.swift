@@ -63,8 +63,8 @@ public struct Doctor: Sendable {
     }
 
     func sqliteCheck() -> DoctorCheck {
-        let version = IndexStore.sqliteVersion
-        return IndexStore.sqliteHasFTS5()
+        let version = SQLiteStore.sqliteVersion
+        return SQLiteStore.sqliteHasFTS5()
             ? DoctorCheck(name: "sqlite", passed: true, detail: "SQLite \(version) with FTS5")
             : DoctorCheck(
                 name: "sqlite", passed: false, detail: "SQLite \(version) lacks FTS5",

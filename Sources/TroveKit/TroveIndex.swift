@@ -46,7 +46,7 @@ public actor TroveIndex {
     /// The store `configuration.location` names: a SQLite file, or a PostgreSQL URL.
     static func openStore(_ configuration: TroveConfiguration, createIfMissing: Bool) throws -> any IndexBackend {
         let store = try StoreLocation.open(configuration.location, createIfMissing: createIfMissing)
-        (store as? IndexStore)?.vectorLoad = configuration.vectorLoad
+        (store as? SQLiteStore)?.vectorLoad = configuration.vectorLoad
         return store
     }
 

@@ -25,7 +25,7 @@ public struct ChatMessageRecord: Sendable, Equatable {
     }
 }
 
-extension IndexStore {
+extension SQLiteStore {
     /// The session called `name`, created (with `chatModel`) when it does not exist yet.
     public func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord {
         try inTransaction {

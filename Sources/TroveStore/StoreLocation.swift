@@ -9,7 +9,7 @@ public enum StoreLocation {
     /// The store at `location`, created when missing and `createIfMissing` (a SQLite file; a PostgreSQL schema).
     public static func open(_ location: String, createIfMissing: Bool) throws -> any IndexBackend {
         if isPostgres(location) { return try PostgresStore(url: location, createIfMissing: createIfMissing) }
-        return try IndexStore(path: location, createIfMissing: createIfMissing)
+        return try SQLiteStore(path: location, createIfMissing: createIfMissing)
     }
 
     /// `location` as it may be shown: a URL without its password, a path unchanged.

@@ -76,7 +76,7 @@ public struct StoredDocument: Sendable, Equatable {
 
 /// A file about to be stored.
 public struct NewDocument: Sendable, Equatable {
-    /// The root it belongs to (from `IndexStore.rootID(forPath:)`).
+    /// The root it belongs to (from `SQLiteStore.rootID(forPath:)`).
     public var rootID: Int64
     /// Path relative to the root.
     public var path: String

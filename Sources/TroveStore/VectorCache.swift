@@ -28,7 +28,7 @@ package enum VectorCache {
         var inode: UInt64 = 0
     }
 
-    /// How `read` brings the file in (`IndexStore.vectorLoad`; another than `.map` is for measurement only).
+    /// How `read` brings the file in (`SQLiteStore.vectorLoad`; another than `.map` is for measurement only).
     package enum LoadMode: String, CaseIterable, Sendable {
         /// `mmap` read-only, page tables filled up front (`MAP_POPULATE`): the floats are scored in place.
         case map
@@ -175,7 +175,7 @@ package enum VectorCache {
     }
 }
 
-extension IndexStore {
+extension SQLiteStore {
     /// Where the flat copy of the matrix lives.
     public var vectorCachePath: String { path + ".vectors" }
 

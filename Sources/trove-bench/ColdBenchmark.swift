@@ -136,12 +136,12 @@ enum ColdBenchmark {
     /// Writes the synthetic index unless a file of that name already holds N vectors.
     static func build(_ path: String, n: Int, d: Int) throws {
         if FileManager.default.fileExists(atPath: path) {
-            let store = try IndexStore(path: path, createIfMissing: false)
+            let store = try SQLiteStore(path: path, createIfMissing: false)
             if try store.statistics().vectors == n { return }
             unlink(path)
         }
         fputs("building \(path): \(n) × \(d) …\n", stderr)
-        let store = try IndexStore(path: path, createIfMissing: true)
+        let store = try SQLiteStore(path: path, createIfMissing: true)
         try store.writeManifest(
             IndexManifest(
                 embedder: .ollama, model: "nomic-embed-text", modelDigest: nil, dimension: d, chunkerVersion: 1,

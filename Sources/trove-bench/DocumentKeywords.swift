@@ -35,7 +35,7 @@ final class DocumentKeywords {
 
     /// The best `limit` documents for `query` (ids are document numbers), with the index's query building.
     func search(_ query: String, limit: Int, bm25: BM25) throws -> [ScoredRow] {
-        guard let match = IndexStore.ftsQuery(query) else { return [] }
+        guard let match = SQLiteStore.ftsQuery(query) else { return [] }
         var statement: OpaquePointer?
         let sql = """
             SELECT rowid, trove_bm25(documents, ?1, ?2) AS score FROM documents WHERE documents MATCH ?3

@@ -81,7 +81,7 @@ enum RelevanceBenchmark {
             if let grade = Int(row[2]), grade > 0 { qrels[row[0], default: [:]][row[1]] = grade }
         }
         let queries = try tsv(dataset + "/queries.tsv").filter { $0.count >= 2 && qrels[$0[0]] != nil }
-        let store = try IndexStore(path: index, createIfMissing: false)
+        let store = try SQLiteStore(path: index, createIfMissing: false)
         let retriever = try Retriever(store: store)
         let client = OllamaClient(baseURL: try OllamaHost.resolve(flag: ollama, environment: [:]))
         let embedder = OllamaEmbedder(client: client, model: retriever.manifest.model)

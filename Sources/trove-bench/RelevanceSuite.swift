@@ -114,7 +114,7 @@ enum RelevanceSuite {
 
     /// Indexes the set's documents into `index` (a no-op for an index that is up to date) and embeds its queries.
     static func open(_ set: LabelledSet, index: String, embedder: BuiltinEmbedder) async throws -> OpenedSet {
-        let store = try IndexStore(path: index, createIfMissing: true)
+        let store = try SQLiteStore(path: index, createIfMissing: true)
         let started = Date()
         // The real path, so a suite reached through a link reuses the index instead of adding a second copy.
         let docs = URL(fileURLWithPath: set.docs).resolvingSymlinksInPath().path

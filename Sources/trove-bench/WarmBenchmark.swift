@@ -43,7 +43,7 @@ enum WarmBenchmark {
         let mode = arguments.value(Self.mode).flatMap(SearchMode.init(rawValue:)) ?? .hybrid
         let runs = arguments.integer(Self.runs) ?? 50
         let environment = ProcessInfo.processInfo.environment
-        let store = try IndexStore(path: index, createIfMissing: false)
+        let store = try SQLiteStore(path: index, createIfMissing: false)
         let retriever = try Retriever(store: store)
         _ = try retriever.loadedMatrix()
         let fake =

@@ -264,7 +264,7 @@ struct AskProcessTests {
         #expect(run.output.hasPrefix("One"))
         #expect(run.output.contains(" [interrupted]"))
         #expect(!run.output.contains("ten [1]."))
-        let store = try IndexStore(path: rig.index, createIfMissing: false)
+        let store = try SQLiteStore(path: rig.index, createIfMissing: false)
         let session = try store.chatSession(named: "cut", chatModel: "llama3.2")
         let turns = try store.chatMessages(sessionID: session.id)
         #expect(turns.map(\.role) == ["user", "assistant"])

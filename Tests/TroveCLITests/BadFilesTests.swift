@@ -61,7 +61,7 @@ struct BadFilesTests {
         }
         if !asRoot { #expect(run.error.contains("warning: skipped locked.md: cannot read (")) }
 
-        let store = try IndexStore(path: index, createIfMissing: false)
+        let store = try SQLiteStore(path: index, createIfMissing: false)
         #expect(try store.integrityCheck() == "ok")
         let deep = (0..<40).map { "d\($0)" }.joined(separator: "/") + "/deep.md"
         var expected: Set<String> = [
@@ -131,7 +131,7 @@ struct PermissionTests {
         }
         #expect(process.terminationStatus == 0, "\(error)")
         #expect(error.contains("warning: skipped locked.md: cannot read (permission denied)\n"), "\(error)")
-        let store = try IndexStore(path: folder.path + "/work/i.sqlite", createIfMissing: false)
+        let store = try SQLiteStore(path: folder.path + "/work/i.sqlite", createIfMissing: false)
         #expect(try store.contentRows().map(\.path) == ["open.md"])
     }
 }

@@ -22,7 +22,7 @@ struct IndexingCommandTests {
         #expect(forget.status == 0)
         let chunks = try #require(forget.output.split(separator: " ").dropLast().last)
         #expect(forget.output == "forgot \(folder.path)/big: 150 documents, \(chunks) chunks\n")
-        let store = try IndexStore(path: index, createIfMissing: false)
+        let store = try SQLiteStore(path: index, createIfMissing: false)
         #expect(try store.roots().map(\.path) == [folder.path + "/small"])
         #expect(try store.statistics().documents == 1)
         #expect(try store.integrityCheck() == "ok")

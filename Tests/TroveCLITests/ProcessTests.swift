@@ -78,8 +78,8 @@ func writeNotes(_ count: Int, in folder: TemporaryDirectory, under name: String 
 
 /// Ids differ between runs; everything else must be the same.
 func sameContents(_ left: String, _ right: String) throws -> Bool {
-    try IndexStore(path: left, createIfMissing: false).contentRows()
-        == IndexStore(path: right, createIfMissing: false).contentRows()
+    try SQLiteStore(path: left, createIfMissing: false).contentRows()
+        == SQLiteStore(path: right, createIfMissing: false).contentRows()
 }
 
 @Suite("trove index as a process: signals, crashes and concurrent readers", .serialized)
@@ -103,7 +103,7 @@ struct ProcessTests {
         #expect(run.error.contains("stopping after the current batch… (press Ctrl-C again to quit at once)\n"))
         #expect(run.error.hasSuffix("interrupted: what is counted above is saved — run trove index again to finish\n"))
         let saved = Int(run.output.prefix { $0 != " " }) ?? -1
-        let store = try IndexStore(path: index, createIfMissing: false)
+        let store = try SQLiteStore(path: index, createIfMissing: false)
         #expect(try store.integrityCheck() == "ok")
         #expect(try store.statistics().documents == saved)
         #expect(saved > 0 && saved < 40)
@@ -147,7 +147,7 @@ struct ProcessTests {
             let killed = await child.wait()
             let context = "seed \(seed), trial \(trial), killed after \(delay) s (status \(killed.status))"
             if FileManager.default.fileExists(atPath: index) {
-                let store = try IndexStore(path: index, createIfMissing: true)
+                let store = try SQLiteStore(path: index, createIfMissing: true)
                 #expect(try store.integrityCheck() == "ok", "\(context)")
                 #expect(try store.halfWrittenDocuments().isEmpty, "\(context)")
                 let documents = try store.statistics().documents
@@ -172,7 +172,7 @@ struct ProcessTests {
         let writer = try Child(["index", "--batch", "2", notes], environment: environment, logs: index)
         #expect(
             await eventually {
-                try IndexStore(path: index, createIfMissing: false).statistics().documents > 0
+                try SQLiteStore(path: index, createIfMissing: false).statistics().documents > 0
             })
         var searches: [Invocation] = []
         for _ in 0..<6 {

@@ -43,7 +43,7 @@ struct WatchProcessTests {
         let second = try Child(["watch", "--json"], environment: environment, logs: folder.path + "/second")
         #expect(
             await eventually { (try String(contentsOfFile: second.outputPath, encoding: .utf8)).contains("startup") })
-        let store = try IndexStore(path: index, createIfMissing: false)
+        let store = try SQLiteStore(path: index, createIfMissing: false)
         #expect(try store.integrityCheck() == "ok")
         // The same contents as a fresh index of the folder as it is now.
         let reference = folder.path + "/reference.sqlite"

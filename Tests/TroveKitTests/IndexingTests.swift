@@ -32,7 +32,7 @@ final class IndexingFixture {
     func index(
         _ options: IndexOptions? = nil, server: FakeOllamaServer? = nil, events: ((IndexEvent) -> Void)? = nil
     ) async throws -> (summary: IndexSummary, lines: [String]) {
-        let store = try IndexStore(path: indexPath, createIfMissing: true)
+        let store = try SQLiteStore(path: indexPath, createIfMissing: true)
         var lines: [String] = []
         let summary = try await Indexer(store: store, embedder: embedder(server)).run(
             options ?? Self.options(notes)
@@ -53,7 +53,7 @@ final class IndexingFixture {
     }
 
     func rows() throws -> [ContentRow] {
-        try IndexStore(path: indexPath, createIfMissing: false).contentRows()
+        try SQLiteStore(path: indexPath, createIfMissing: false).contentRows()
     }
 
     /// A note with three sections, each its own chunk.
@@ -243,7 +243,7 @@ struct FaultToleranceTests {
                     == "cannot reach Ollama at \(url) — is it running? (ollama serve); indexing stopped with 3 new or "
                     + "changed documents saved — run trove index again to resume")
         }
-        let store = try IndexStore(path: fixture.indexPath, createIfMissing: false)
+        let store = try SQLiteStore(path: fixture.indexPath, createIfMissing: false)
         #expect(try store.integrityCheck() == "ok")
         #expect(try store.halfWrittenDocuments().isEmpty)
         #expect(try store.statistics().documents == 3)
@@ -266,7 +266,7 @@ struct FaultToleranceTests {
         }.summary
         #expect(summary.interrupted)
         #expect(summary.newDocuments >= 1 && summary.newDocuments < 10)
-        let store = try IndexStore(path: fixture.indexPath, createIfMissing: false)
+        let store = try SQLiteStore(path: fixture.indexPath, createIfMissing: false)
         #expect(try store.statistics().documents == summary.newDocuments)
         let rest = try await fixture.index().summary
         #expect(!rest.interrupted)
@@ -282,7 +282,7 @@ struct FingerprintTests {
         try fixture.write("a.md", IndexingFixture.threeSections())
         try fixture.write("b.md", "# B\n\nanother note\n")
         _ = try await fixture.index()
-        let oldDigest = try IndexStore(path: fixture.indexPath, createIfMissing: false).manifest()?.modelDigest
+        let oldDigest = try SQLiteStore(path: fixture.indexPath, createIfMissing: false).manifest()?.modelDigest
         let newDigest = String(repeating: "ab", count: 32)
         fixture.server.digestOverride = newDigest
         do {
@@ -303,7 +303,7 @@ struct FingerprintTests {
         // The four chunks and the probe text the new fingerprint records.
         #expect(fixture.server.embeddedInputCount - before == 5)
         #expect(rebuilt.unchangedDocuments == 2)
-        let store = try IndexStore(path: fixture.indexPath, createIfMissing: false)
+        let store = try SQLiteStore(path: fixture.indexPath, createIfMissing: false)
         #expect(try store.manifest()?.modelDigest == newDigest)
         #expect(try store.statistics().vectors == 4)
         #expect(try store.integrityCheck() == "ok")
@@ -319,7 +319,7 @@ struct WriterLockTests {
     func secondWriter() async throws {
         let fixture = try IndexingFixture()
         try fixture.write("a.md", "# A\n\na note\n")
-        let store = try IndexStore(path: fixture.indexPath, createIfMissing: true)
+        let store = try SQLiteStore(path: fixture.indexPath, createIfMissing: true)
         let lock = try store.lockForWriting()
         do {
             _ = try await fixture.index()

@@ -20,13 +20,13 @@ struct ProbeFingerprintTests {
     }
 
     func run(_ fixture: IndexingFixture, model: String) async throws -> IndexSummary {
-        let store = try IndexStore(path: fixture.indexPath, createIfMissing: true)
+        let store = try SQLiteStore(path: fixture.indexPath, createIfMissing: true)
         let embedder = OllamaEmbedder(client: OllamaClient(baseURL: fixture.server.baseURL), model: model)
         return try await Indexer(store: store, embedder: embedder).run(IndexingFixture.options(fixture.notes)) { _ in }
     }
 
     func manifest(_ fixture: IndexingFixture) throws -> IndexManifest? {
-        try IndexStore(path: fixture.indexPath, createIfMissing: false).manifest()
+        try SQLiteStore(path: fixture.indexPath, createIfMissing: false).manifest()
     }
 
     @Test("a new index stores the unit-length probe vector of its embedder, and reads it back exactly")
@@ -75,7 +75,7 @@ struct ProbeFingerprintTests {
         try fixture.write("a.md", IndexingFixture.threeSections())
         _ = try await run(fixture, model: "nomic-embed-text")
         // As an older trove left it: the same manifest without the probe.
-        let store = try IndexStore(path: fixture.indexPath, createIfMissing: false)
+        let store = try SQLiteStore(path: fixture.indexPath, createIfMissing: false)
         var old = try #require(try store.manifest())
         old.probeVector = nil
         try store.inTransaction { try store.writeManifest(old) }

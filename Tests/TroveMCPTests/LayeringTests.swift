@@ -47,7 +47,7 @@ struct LayeringTests {
             ("public import TroveStore", "TroveStore"), ("package import TroveStore", "TroveStore"),
             ("internal import TroveStore", "TroveStore"), ("@testable import TroveStore", "TroveStore"),
             ("@preconcurrency import TroveStore", "TroveStore"), ("@preconcurrency public import TroveStore", "TroveStore"),
-            ("import struct TroveStore.IndexStore", "TroveStore"), ("  import TroveStore  // why", "TroveStore"),
+            ("import struct TroveStore.SQLiteStore", "TroveStore"), ("  import TroveStore  // why", "TroveStore"),
         ])
     func spellings(line: String, module: String) {
         #expect(Self.importedModule(line) == module)

@@ -25,7 +25,7 @@ enum CJKNotes {
 @Suite("Keywords in Chinese, Japanese and Korean")
 struct CJKKeywordTests {
     /// The notes, one chunk each (heading from the first line), and each file's chunk id.
-    private func storeWithNotes(_ directory: TemporaryDirectory) throws -> (IndexStore, [String: Int64]) {
+    private func storeWithNotes(_ directory: TemporaryDirectory) throws -> (SQLiteStore, [String: Int64]) {
         let store = try makeStore(in: directory)
         let root = try store.rootID(forPath: CJKNotes.folder + "/cjk-notes")
         try store.inTransaction {
@@ -72,13 +72,13 @@ struct CJKKeywordTests {
 
     @Test("queries are split where the tokenizer splits documents")
     func queryShape() {
-        #expect(IndexStore.cjkQuery("日本語のメモ") == "\"日本\" OR \"本語\" OR \"語の\" OR \"のメ\" OR \"メモ\"")
-        #expect(IndexStore.cjkQuery("猫") == "\"猫\"")
-        #expect(IndexStore.cjkQuery("green tea") == nil)
-        #expect(IndexStore.cjkQuery("Swiftのメモ 김치") == "\"のメ\" OR \"メモ\" OR \"김치\"")
-        #expect(IndexStore.ftsQuery("Swiftのメモ 김치") == "\"Swift\"")
+        #expect(SQLiteStore.cjkQuery("日本語のメモ") == "\"日本\" OR \"本語\" OR \"語の\" OR \"のメ\" OR \"メモ\"")
+        #expect(SQLiteStore.cjkQuery("猫") == "\"猫\"")
+        #expect(SQLiteStore.cjkQuery("green tea") == nil)
+        #expect(SQLiteStore.cjkQuery("Swiftのメモ 김치") == "\"のメ\" OR \"メモ\" OR \"김치\"")
+        #expect(SQLiteStore.ftsQuery("Swiftのメモ 김치") == "\"Swift\"")
         // English words are sent exactly as before the CJK table existed.
-        #expect(IndexStore.ftsQuery("don't C++ flour") == "\"don't\" OR \"C++\" OR \"flour\"")
+        #expect(SQLiteStore.ftsQuery("don't C++ flour") == "\"don't\" OR \"C++\" OR \"flour\"")
     }
 
     @Test("deleting and changing a note keeps the CJK table in step")
@@ -116,7 +116,7 @@ struct BM25Tests {
             }
         }
         for (query, heading) in [("alpha", 1.0), ("beta gamma", 1.0), ("zeta OR theta", 2.5), ("eta", 0.0)] {
-            let match = IndexStore.ftsQuery(query)!
+            let match = SQLiteStore.ftsQuery(query)!
             let reference = try store.database.withStatement(
                 "SELECT rowid, -bm25(chunks_fts, 1.0, ?2) FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY rowid"
             ) { statement in
@@ -171,7 +171,7 @@ struct CJKMigrationTests {
                     VALUES (7, 1, 0, 1, 1, '', '日本語のメモ。', 'c');
                 """)
         }
-        let store = try IndexStore(path: path, createIfMissing: false)
+        let store = try SQLiteStore(path: path, createIfMissing: false)
         #expect(store.appliedMigrations == 1)
         #expect(try store.keywordSearch("メモ", limit: 10).map(\.chunkID) == [7])
         #expect(try store.integrityCheck() == "ok")

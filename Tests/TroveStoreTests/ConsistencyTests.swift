@@ -9,7 +9,7 @@ import TroveTestTraits
 /// never mixes vectors of two models.
 @Suite("Writers and readers of one index", .offCooperativePool)
 struct ConsistencyTests {
-    private func filled(_ directory: TemporaryDirectory, documents: Int = 3) throws -> IndexStore {
+    private func filled(_ directory: TemporaryDirectory, documents: Int = 3) throws -> SQLiteStore {
         let store = try makeStore(in: directory)
         try fill(store, documents: documents)
         return store
@@ -50,7 +50,7 @@ struct ConsistencyTests {
         let store = try filled(directory)
         let lock = try store.lockForWriting()
         #expect(FileSystem.permissions(store.writerLockPath) == 0o600)
-        let other = try IndexStore(path: store.path, createIfMissing: false)
+        let other = try SQLiteStore(path: store.path, createIfMissing: false)
         let refused = #expect(throws: StoreError.self) { try other.lockForWriting() }
         #expect(refused?.code == .locked)
         #expect(

@@ -12,7 +12,7 @@ import TroveTestTraits
 /// `INDEX.vectors` is untrusted bytes: a damaged or hostile header is rebuilt from the index, never a trap.
 @Suite("A damaged INDEX.vectors header", .offCooperativePool)
 struct DamagedCacheTests {
-    private func indexWithCache() throws -> (TemporaryDirectory, IndexStore, StoredVectors) {
+    private func indexWithCache() throws -> (TemporaryDirectory, SQLiteStore, StoredVectors) {
         let directory = try TemporaryDirectory()
         let store = try makeStore(in: directory, dimension: 4)
         let root = try store.rootID(forPath: "/r")
@@ -86,7 +86,7 @@ struct DamagedCacheTests {
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
     }
 
-    private func currentKey(_ store: IndexStore) throws -> VectorCache.Key? {
+    private func currentKey(_ store: SQLiteStore) throws -> VectorCache.Key? {
         try store.vectorCacheKey()
     }
 }

@@ -17,7 +17,7 @@ struct DocumentTests {
         other.model = "mxbai-embed-large"
         try store.writeManifest(other)
         #expect(try store.manifest() == other)
-        if let sqlite = store as? IndexStore {
+        if let sqlite = store as? SQLiteStore {
             #expect(try count(sqlite, "SELECT count(*) FROM manifest WHERE key = 'model_digest'") == 0)
         }
     }
@@ -100,7 +100,7 @@ struct DocumentTests {
         #expect(try store.statistics().chunks == 1)
         #expect(try store.statistics().vectors == 1)
         #expect(try nearest(store, [1, 0, 0, 0], limit: 10).count == 1)
-        if let sqlite = store as? IndexStore {
+        if let sqlite = store as? SQLiteStore {
             #expect(try count(sqlite, "SELECT count(*) FROM chunks_fts_docsize") == 1)
         }
         #expect(try store.integrityCheck() == "ok")
@@ -122,7 +122,7 @@ struct DocumentTests {
             try store.statistics()
                 == IndexStatistics(
                     documents: 1, chunks: 1, vectors: 1, bytesOnDisk: try store.statistics().bytesOnDisk))
-        if let sqlite = store as? IndexStore {
+        if let sqlite = store as? SQLiteStore {
             #expect(try count(sqlite, "SELECT count(*) FROM chunks_fts_docsize") == 1)
         }
         #expect(try store.roots() == [IndexRoot(id: root, path: "/notes", documentCount: 1)])

@@ -11,8 +11,8 @@ func sampleManifest(dimension: Int = 4) -> IndexManifest {
 }
 
 /// A new index under `directory` with a manifest written.
-func makeStore(in directory: TemporaryDirectory, dimension: Int = 4) throws -> IndexStore {
-    let store = try IndexStore(path: directory.path + "/index.sqlite", createIfMissing: true)
+func makeStore(in directory: TemporaryDirectory, dimension: Int = 4) throws -> SQLiteStore {
+    let store = try SQLiteStore(path: directory.path + "/index.sqlite", createIfMissing: true)
     try store.writeManifest(sampleManifest(dimension: dimension))
     return store
 }
@@ -34,7 +34,7 @@ func document(_ rootID: Int64, _ path: String, hash: String = "h") -> NewDocumen
 }
 
 /// The integer result of raw SQL, for checks the public API does not expose.
-func count(_ store: IndexStore, _ sql: String) throws -> Int {
+func count(_ store: SQLiteStore, _ sql: String) throws -> Int {
     Int(try store.database.scalarInt(sql) ?? -1)
 }
 

@@ -5,7 +5,7 @@ import TroveTestSupport
 
 @Suite("Keyword search")
 struct KeywordSearchTests {
-    private func storeWithDocuments(_ directory: TemporaryDirectory) throws -> (IndexStore, [String: Int64]) {
+    private func storeWithDocuments(_ directory: TemporaryDirectory) throws -> (SQLiteStore, [String: Int64]) {
         let store = try makeStore(in: directory)
         let root = try store.rootID(forPath: "/notes")
         var ids: [String: Int64] = [:]
@@ -74,7 +74,7 @@ struct KeywordSearchTests {
 
     @Test("the FTS query quotes each word and doubles inner quotes")
     func queryShape() {
-        #expect(KeywordQuery.cases.allSatisfy { IndexStore.ftsQuery($0.input) == $0.output })
+        #expect(KeywordQuery.cases.allSatisfy { SQLiteStore.ftsQuery($0.input) == $0.output })
     }
 }
 

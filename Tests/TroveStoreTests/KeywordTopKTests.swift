@@ -11,7 +11,7 @@ import TroveTestSupport
 struct KeywordTopKTests {
     /// `passages` random passages over a small vocabulary: common words (in most rows), rare ones, repeated
     /// words, headings, and many rows of equal length, so ties by rowid are tested too.
-    private func randomStore(_ directory: TemporaryDirectory, passages: Int, seed: UInt64) throws -> IndexStore {
+    private func randomStore(_ directory: TemporaryDirectory, passages: Int, seed: UInt64) throws -> SQLiteStore {
         let store = try makeStore(in: directory)
         let root = try store.rootID(forPath: "/notes")
         var random = SplitMix64(seed: seed)
@@ -33,7 +33,7 @@ struct KeywordTopKTests {
     }
 
     /// Every matching row scored by `trove_bm25`, best `limit` by score then rowid.
-    private func reference(_ store: IndexStore, _ query: String, limit: Int, bm25: BM25, allowed: [Int64]? = nil)
+    private func reference(_ store: SQLiteStore, _ query: String, limit: Int, bm25: BM25, allowed: [Int64]? = nil)
         throws -> [KeywordHit]
     {
         let restriction = allowed == nil ? "" : " AND rowid IN (SELECT value FROM json_each(?6))"
@@ -41,7 +41,7 @@ struct KeywordTopKTests {
             "SELECT rowid, trove_bm25(chunks_fts, ?2, ?3, 1.0, ?4) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1"
                 + restriction + " ORDER BY s DESC, rowid LIMIT ?5"
         ) { statement in
-            try statement.bind(IndexStore.ftsQuery(query)!, at: 1)
+            try statement.bind(SQLiteStore.ftsQuery(query)!, at: 1)
             try statement.bind(bm25.k1, at: 2)
             try statement.bind(bm25.b, at: 3)
             try statement.bind(bm25.headingWeight, at: 4)
@@ -82,7 +82,7 @@ struct KeywordTopKTests {
             "SELECT trove_bm25_top(chunks_fts, 'chunks_fts', ?1, 0, 0, 5, 0.9, 0.4, 1.0, 1.0) IS NULL FROM chunks_fts "
                 + "WHERE chunks_fts MATCH ?1"
         ) { statement in
-            try statement.bind(IndexStore.ftsQuery("flow heat beta")!, at: 1)
+            try statement.bind(SQLiteStore.ftsQuery("flow heat beta")!, at: 1)
             var skipped = 0
             var matched = 0
             while try statement.step() {
@@ -139,7 +139,7 @@ struct KeywordTopKTests {
         let store = try randomStore(directory, passages: 200, seed: 5)
         #expect(try store.keywordSearch("zeta", limit: 5) == reference(store, "zeta", limit: 5, bm25: BM25()))
         // Same rows, same token counts (so only the data version tells), but "zeta" in many more of them.
-        let other = try IndexStore(path: directory.path + "/index.sqlite", createIfMissing: false)
+        let other = try SQLiteStore(path: directory.path + "/index.sqlite", createIfMissing: false)
         try other.database.execute("UPDATE chunks SET text = replace(text, 'alpha', 'zeta')")
         let after = try store.keywordSearch("zeta", limit: 5)
         #expect(after == (try reference(store, "zeta", limit: 5, bm25: BM25())))
@@ -152,9 +152,9 @@ struct KeywordTopKTests {
         let store = try randomStore(directory, passages: 700, seed: 2)
         let bm25 = BM25()
         // "flow", "wing" and "heat" are in ~70% of the passages, "alpha" … "kappa" in far fewer.
-        #expect(try store.rankingPastCommonWords(IndexStore.ftsPhrases("alpha theta"), limit: 10, bm25: bm25) == nil)
+        #expect(try store.rankingPastCommonWords(SQLiteStore.ftsPhrases("alpha theta"), limit: 10, bm25: bm25) == nil)
         for query in ["flow alpha", "wing heat kappa", "flow wing"] {
-            let phrases = IndexStore.ftsPhrases(query)
+            let phrases = SQLiteStore.ftsPhrases(query)
             for limit in [5, 60, 650] {
                 let expected = try reference(store, query, limit: limit, bm25: bm25)
                 let exact = try #require(try store.rankingPastCommonWords(phrases, limit: limit, bm25: bm25))

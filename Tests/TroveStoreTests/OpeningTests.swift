@@ -10,7 +10,7 @@ struct OpeningTests {
     func missingIndex() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/none/index.sqlite"
-        let error = #expect(throws: StoreError.self) { try IndexStore(path: path, createIfMissing: false) }
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, createIfMissing: false) }
         #expect(error?.code == .missingIndex)
         #expect(error?.description == "no index at \(path) — run: trove index FOLDER")
         #expect(!FileManager.default.fileExists(atPath: path))
@@ -20,7 +20,7 @@ struct OpeningTests {
     func privateFiles() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/a/b/index.sqlite"
-        let store = try IndexStore(path: path, createIfMissing: true)
+        let store = try SQLiteStore(path: path, createIfMissing: true)
         try store.writeManifest(sampleManifest())  // forces a WAL write
         #expect(FileSystem.permissions(path) == 0o600)
         #expect(FileSystem.permissions(path + "-wal") == 0o600)
@@ -46,13 +46,13 @@ struct OpeningTests {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/index.sqlite"
         do {
-            let store = try IndexStore(path: path, createIfMissing: true)
+            let store = try SQLiteStore(path: path, createIfMissing: true)
             #expect(store.appliedMigrations == Schema.currentVersion)
             try store.writeManifest(sampleManifest())
             let root = try store.rootID(forPath: "/notes")
             try store.replaceDocument(document(root, "a.md"), chunks: [chunk(0, "alpha")])
         }
-        let reopened = try IndexStore(path: path, createIfMissing: false)
+        let reopened = try SQLiteStore(path: path, createIfMissing: false)
         #expect(reopened.appliedMigrations == 0)
         #expect(try reopened.manifest() == sampleManifest())
         #expect(try reopened.roots() == [IndexRoot(id: 1, path: "/notes", documentCount: 1)])
@@ -64,10 +64,10 @@ struct OpeningTests {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/index.sqlite"
         do {
-            let store = try IndexStore(path: path, createIfMissing: true)
+            let store = try SQLiteStore(path: path, createIfMissing: true)
             try store.database.execute("PRAGMA user_version = 99")
         }
-        let error = #expect(throws: StoreError.self) { try IndexStore(path: path, createIfMissing: false) }
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, createIfMissing: false) }
         #expect(error?.code == .schemaTooNew)
         #expect(
             error?.description
@@ -79,7 +79,7 @@ struct OpeningTests {
     func notADatabase() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("index.sqlite", String(repeating: "this is not sqlite\n", count: 400))
-        let error = #expect(throws: StoreError.self) { try IndexStore(path: path, createIfMissing: false) }
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, createIfMissing: false) }
         #expect(error?.code == .sqlite(ResultCode.notADatabase))
         #expect(
             error?.description
@@ -91,7 +91,7 @@ struct OpeningTests {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/index.sqlite"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let error = #expect(throws: StoreError.self) { try IndexStore(path: path, createIfMissing: false) }
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, createIfMissing: false) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.description == "cannot open index \(path): unable to open database file")
     }
@@ -101,7 +101,7 @@ struct OpeningTests {
         let directory = try TemporaryDirectory()
         let file = try directory.write("file", "not a folder")
         let path = file + "/sub/index.sqlite"
-        let error = #expect(throws: StoreError.self) { try IndexStore(path: path, createIfMissing: true) }
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path, createIfMissing: true) }
         #expect(error?.code == .cannotOpen)
         #expect(error?.description == "cannot open index \(path): cannot create folder \(file)/sub: not a directory")
     }

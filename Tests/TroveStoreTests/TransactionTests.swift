@@ -36,7 +36,7 @@ struct TransactionTests {
         let store = try await makeBackend(kind, in: directory)
         let id = try store.inTransaction { try store.rootID(forPath: "/x") }
         #expect(try store.roots().map(\.id) == [id])
-        if let sqlite = store as? IndexStore { #expect(sqlite.database.transactionDepth == 0) }
+        if let sqlite = store as? SQLiteStore { #expect(sqlite.database.transactionDepth == 0) }
         // Committed: another connection sees it.
         #expect(try StoreLocation.open(store.location, createIfMissing: false).roots().map(\.id) == [id])
     }

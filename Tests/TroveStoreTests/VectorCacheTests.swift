@@ -10,7 +10,7 @@ import TroveTestTraits
 
 @Suite("The flat vector cache beside the index", .offCooperativePool)
 struct VectorCacheTests {
-    private func fill(_ store: IndexStore, documents: Range<Int>, dimension: Int = 8) throws {
+    private func fill(_ store: SQLiteStore, documents: Range<Int>, dimension: Int = 8) throws {
         let root = try store.rootID(forPath: "/r")
         var random = SplitMix64(seed: UInt64(documents.lowerBound + 7))
         try store.inTransaction {
@@ -70,7 +70,7 @@ struct VectorCacheTests {
         let path = store.path
         store = try makeStore(in: try TemporaryDirectory(), dimension: 8)  // release the first connection
         unlink(path)
-        let rebuilt = try IndexStore(path: path, createIfMissing: true)
+        let rebuilt = try SQLiteStore(path: path, createIfMissing: true)
         var manifest = sampleManifest(dimension: 8)
         manifest.model = "another-model"
         try rebuilt.writeManifest(manifest)

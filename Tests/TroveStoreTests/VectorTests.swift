@@ -61,7 +61,7 @@ struct VectorTests {
     }
 
     /// Overwrites the vector of the only chunk with raw bytes, as a damaged file or a buggy writer would.
-    private func storeWithRawVector(_ directory: TemporaryDirectory, bytes: [UInt8]) throws -> (IndexStore, Int64) {
+    private func storeWithRawVector(_ directory: TemporaryDirectory, bytes: [UInt8]) throws -> (SQLiteStore, Int64) {
         let store = try makeStore(in: directory, dimension: 384)
         let root = try store.rootID(forPath: "/r")
         try store.replaceDocument(

@@ -4,7 +4,7 @@ import TroveStore
 
 /// One pass's state: the batches in flight and the running totals.
 struct IndexRun {
-    let store: any IndexBackend
+    let store: any IndexWriter
     let embedding: EmbeddingStage
     let documentPrefix: String
     let chunker: Chunker

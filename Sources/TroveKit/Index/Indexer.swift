@@ -7,10 +7,10 @@ import TroveStore
 /// interrupted run never leaves a document half-indexed and the next run picks up where this one stopped.
 /// Chunks whose text is already stored (same heading and text, anywhere in the index) reuse its vector.
 public final class Indexer {
-    package let store: any IndexBackend
+    package let store: any IndexWriter
     public let embedder: any Embedder
 
-    package init(store: any IndexBackend, embedder: any Embedder) {
+    package init(store: any IndexWriter, embedder: any Embedder) {
         self.store = store
         self.embedder = embedder
     }

@@ -4,7 +4,7 @@ import TroveStore
 
 /// Ranks an index's passages against a query by meaning, by keywords, or both.
 public final class Retriever {
-    package let store: any IndexBackend
+    package let store: any IndexReader
     package let manifest: IndexManifest
     /// Where vector candidates come from: a BLAS scan of the store's snapshot, or the store's own query.
     private let vectors: any VectorRanking
@@ -12,7 +12,7 @@ public final class Retriever {
     private let queryStore: (any VectorQueryStore)?
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
-    package init(store: any IndexBackend) throws {
+    package init(store: any IndexReader) throws {
         guard let manifest = try store.manifest(), try store.hasVectors() else {
             throw IndexError.empty(store.location)
         }

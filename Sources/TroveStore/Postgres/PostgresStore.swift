@@ -7,7 +7,7 @@
 /// An index in a PostgreSQL database with pgvector: a team's shared index, many writers of different folders and
 /// many searchers at once. Behind the same protocol as the SQLite file; ranks vectors in the server (exact
 /// `ORDER BY embedding <=> $1`, or HNSW above a size) with filters in the `WHERE` clause.
-/// Not thread-safe: one owner uses it synchronously, like `IndexStore`.
+/// Not thread-safe: one owner uses it synchronously, like `SQLiteStore`.
 public final class PostgresStore {
     /// The URL without its password.
     public let location: String

@@ -8,7 +8,7 @@ import CSQLite
 
 /// The index file: roots, documents, chunks, vectors, FTS.
 /// Not thread-safe: one owner uses it synchronously.
-public final class IndexStore {
+public final class SQLiteStore {
     /// The file path of the SQLite database.
     public let path: String
     /// The connection; internal so tests can reach the raw SQL.

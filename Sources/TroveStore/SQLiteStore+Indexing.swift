@@ -1,8 +1,8 @@
 import CSQLite
 
-/// What the indexer needs beyond `IndexStore`'s core: vector reuse by chunk hash, forgetting roots, compaction,
+/// What the indexer needs beyond `SQLiteStore`'s core: vector reuse by chunk hash, forgetting roots, compaction,
 /// re-embedding in place, and a full dump of the contents to compare two indexes.
-extension IndexStore {
+extension SQLiteStore {
     // MARK: Reuse
 
     /// A stored vector for each of `hashes` that some chunk with that content hash has (any one of them).

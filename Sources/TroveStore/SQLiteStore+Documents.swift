@@ -14,7 +14,7 @@ public struct StoredDocumentText: Sendable, Equatable {
     public var chunks: [StoredChunk]
 }
 
-extension IndexStore {
+extension SQLiteStore {
     /// SQLite's `PRAGMA data_version`: changes whenever another connection commits to the file, and costs no
     /// read of any table. A warm reader compares it before each search and looks closer only when it moved.
     public func dataVersion() throws -> Int64 {

@@ -4,7 +4,7 @@ import CSQLite
 /// What keeps several processes on one index consistent: one writer at a time (an advisory lock beside the index),
 /// a generation number that changes whenever every vector is replaced (`--reembed`), and `PRAGMA data_version`
 /// (`dataVersion()`), which tells a long-lived reader in O(1) that another connection committed anything.
-extension IndexStore {
+extension SQLiteStore {
     /// The manifest row that counts vector swaps; absent means 0.
     static let generationKey = "generation"
 

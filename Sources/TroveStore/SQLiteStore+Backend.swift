@@ -1,5 +1,5 @@
 /// The SQLite file behind the store protocol: it hands search a snapshot of its matrix (the flat vector cache).
-extension IndexStore: IndexBackend, VectorSnapshotStore {
+extension SQLiteStore: IndexBackend, VectorSnapshotStore {
     /// The file path.
     public var location: String { path }
 

@@ -1,6 +1,6 @@
 import CSQLite
 
-extension IndexStore {
+extension SQLiteStore {
     /// Records a new size and mtime for a document whose content did not change (a `touch`, a checkout).
     public func updateDocumentStat(id: Int64, size: Int64, modifiedNanoseconds: Int64) throws {
         let statement = try database.cachedStatement("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?")

@@ -20,7 +20,7 @@ public struct SearchableDocument: Sendable, Equatable {
     }
 }
 
-extension IndexStore {
+extension SQLiteStore {
     /// Every document with its root and mtime, for evaluating search filters (no chunk text is read).
     public func searchableDocuments() throws -> [SearchableDocument] {
         try database.withStatement(

@@ -1,6 +1,6 @@
 import CTroveFTS
 
-extension IndexStore {
+extension SQLiteStore {
     /// Rows scored at most, in index order, among those that hold none of a query's other words but only words
     /// found in at least half of all passages. Above it those rows are ranked among the first this many.
     static let commonWordRowCap = 5_000

@@ -29,7 +29,7 @@ public struct BM25: Sendable, Hashable, Codable {
     public static let defaultHeadingWeight = 1.0
 }
 
-extension IndexStore {
+extension SQLiteStore {
     /// The `limit` chunks that best match `query` by BM25, best first (ties by chunk id), only among
     /// `allowedChunkIDs` when given (the restriction is part of the query, so a filter never shrinks the `limit`
     /// best matches that exist among the allowed chunks).

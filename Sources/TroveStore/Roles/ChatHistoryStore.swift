@@ -1,0 +1,13 @@
+/// The conversations `trove ask --session` keeps beside the index.
+public protocol ChatHistoryStore: AnyObject {
+    /// The session called `name`, created (with `chatModel`) when it does not exist yet.
+    func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord
+    /// The session's messages, oldest first.
+    func chatMessages(sessionID: Int64) throws -> [ChatMessageRecord]
+    /// Replaces the session's stored history with `messages`, in one transaction.
+    func replaceChatMessages(sessionID: Int64, with messages: [ChatMessageRecord]) throws
+    /// Appends turns to the session, in one transaction.
+    func appendChatMessages(sessionID: Int64, _ messages: [ChatMessageRecord]) throws
+    /// Records the chat model a session now uses.
+    func setChatModel(sessionID: Int64, _ model: String) throws
+}
