@@ -46,16 +46,16 @@ let package = Package(
         ),
         // The ground floor: what every target of ours may use, depending on nothing of ours (fd I/O that retries
         // EINTR, atomic files, JSON, line framing, hashes, the error protocol).
-        .target(name: "TroveSystem", swiftSettings: strict),
+        // Optimised in debug builds too: its SHA-256 hashes the 90 MB model when the weights cache is built, which
+        // took minutes unoptimised in the tests.
+        .target(name: "TroveSystem", swiftSettings: strict + miniLMSettings),
         .target(name: "Ollama", swiftSettings: strict),
         // Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI): Foundation only, like Ollama.
         .target(name: "OpenAICompatible", swiftSettings: strict),
-        // Optimised in debug builds too: its SHA-256 hashes the 90 MB model when the weights cache is built, which
-        // took minutes unoptimised in the tests.
-        .target(name: "TroveIngest", swiftSettings: strict + miniLMSettings),
+        .target(name: "TroveIngest", dependencies: ["TroveSystem"], swiftSettings: strict),
         // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS", "CPostgres"], swiftSettings: strict),
+        .target(name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS", "CPostgres", "TroveSystem"], swiftSettings: strict),
         .target(name: "TroveBLAS", swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
@@ -68,13 +68,14 @@ let package = Package(
         .target(
             name: "TroveMiniLM",
             dependencies: [
-                "CTroveGEMM", "TroveBLAS", "TroveIngest", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512",
+                "CTroveGEMM", "TroveBLAS", "TroveSystem", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512",
             ],
             swiftSettings: strict + miniLMSettings),
         .target(
             name: "TroveKit",
             dependencies: [
                 "Ollama", "OpenAICompatible", "TroveIngest", "TroveStore", "TroveBLAS", "TroveSearch", "TroveMiniLM",
+                "TroveSystem",
             ],
             swiftSettings: strict
         ),
@@ -87,11 +88,13 @@ let package = Package(
         .target(name: "TroveOutput", dependencies: ["TroveKit"], swiftSettings: strict),
         // The servers: `trove serve`'s socket protocol and `trove mcp`'s, each a target of its own above TroveKit.
         .target(name: "TroveServe", dependencies: ["TroveKit", "TroveOutput", "TroveSystem"], swiftSettings: strict),
-        .target(name: "TroveMCP", dependencies: ["TroveKit"], swiftSettings: strict),
+        .target(name: "TroveMCP", dependencies: ["TroveKit", "TroveSystem"], swiftSettings: strict),
         // Front ends call TroveKit (Ollama for model management), the servers and the printer.
         .target(
             name: "TroveCLI",
-            dependencies: ["TroveKit", "TroveOutput", "TroveServe", "TroveMCP", "Ollama", "TroveArguments", "CBuildInfo"],
+            dependencies: [
+                "TroveKit", "TroveOutput", "TroveServe", "TroveMCP", "TroveSystem", "Ollama", "TroveArguments", "CBuildInfo",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
         // The README's Ollama examples, compiled with everything else so they cannot rot.
@@ -110,6 +113,7 @@ let package = Package(
         .target(name: "TroveTestSupport", swiftSettings: strict),
         // Swift Testing traits the test targets share (running CPU-heavy tests off the cooperative pool).
         .target(name: "TroveTestTraits", swiftSettings: strict),
+        .testTarget(name: "TroveSystemTests", dependencies: ["TroveSystem"], swiftSettings: strict),
         .testTarget(name: "TroveArgumentsTests", dependencies: ["TroveArguments"], swiftSettings: strict),
         .testTarget(
             name: "OllamaTests", dependencies: ["Ollama", "TroveTestSupport", "ollama-examples"],

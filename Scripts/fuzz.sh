@@ -80,8 +80,8 @@ partial() {
     if [ ! -f "$dir/$name.o" ] || [ -n "$(find "${files[@]}" -newer "$dir/$name.o" 2>/dev/null)" ]; then
         rm -f "$dir/$name.o"
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
-            -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I Sources/CSQLite $(pq_flags) \
-            -c "${files[@]}" -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
+            -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I "$out/CTroveFTS" -I Sources/CSQLite \
+            $(pq_flags) -c "${files[@]}" -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
         [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
     fi
     echo "$dir/$name.o"
@@ -94,14 +94,14 @@ modules() {
             local fts
             fts=$(ctrove)
             local objects=(
-                "$(module TroveSystem)" "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
+                "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
                 "$(module TroveStore -I "$out/CTroveFTS")"
                 "$(partial TroveKit Sources/TroveKit/Double+PlainText.swift \
                     Sources/TroveKit/Search/{SearchRequest,SearchRequest+Checks,SearchRequestError}.swift \
                     Sources/TroveKit/Search/{SearchMode,FusionMethod,SearchHit,SearchFilter}.swift)"
                 "$(partial TroveOutput Sources/TroveOutput/OutputStyle.swift)"
             )
-            echo "-I $out/modules ${objects[*]} $fts"
+            echo "${objects[*]} $fts"
             ;;
     esac
 }
@@ -114,10 +114,11 @@ for target in "${targets[@]}"; do
     if [ ! -x "$binary" ] || [ -n "$(find $files Sources/CTroveFTS "$out/modules" "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
         echo "building $target" >&2
         rm -f "$binary"  # a failed build must fail the run, not leave an old binary to fuzz
-        extra=""
+        # Every target's sources may use the ground floor, TroveSystem (it imports nothing of ours).
+        extra="-I $out/modules $(module TroveSystem)"
         case "$target" in
-            fts5 | vectors-header) extra=$(ctrove) ;;
-            serve | serve-reply) extra=$(modules serve) ;;
+            fts5 | vectors-header) extra="$extra $(ctrove)" ;;
+            serve | serve-reply) extra="$extra $(modules serve)" ;;
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \

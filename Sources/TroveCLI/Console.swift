@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Synchronization
 import TroveOutput
+import TroveSystem
 
 /// Where a command writes text: a file descriptor, or a buffer in tests.
 public protocol TextStream: Sendable {
@@ -17,15 +18,8 @@ public struct FileStream: TextStream {
     public static let standardError = FileStream(descriptor: STDERR_FILENO)
 
     public func write(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return  // EPIPE (`trove search … | head`): the reader is gone, nothing left to tell it
-            }
-            bytes = bytes.dropFirst(written)
-        }
+        // A failure is EPIPE (`trove search … | head`): the reader is gone, nothing left to tell it.
+        _ = Array(text.utf8).withUnsafeBytes { FileDescriptor(descriptor).write(all: $0) }
     }
 
     public var isTerminal: Bool { isatty(descriptor) == 1 }

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import TroveSystem
 
 /// What to walk and what to leave out.
 public struct CrawlOptions: Sendable, Equatable {
@@ -384,8 +385,7 @@ private struct Walk {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16384)
         while bytes.count < 1 << 20 {
-            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if got < 0 && errno == EINTR { continue }
+            let got = buffer.withUnsafeMutableBytes { FileDescriptor(fd).read(into: $0) }
             if got <= 0 { break }
             bytes += buffer[0..<got]
         }

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import TroveSystem
 
 /// A file's decoded text.
 public struct LoadedDocument: Sendable, Equatable {
@@ -138,10 +139,9 @@ public enum DocumentLoader {
                 bytes.append(contentsOf: repeatElement(0, count: max(4096, count / 2)))
             }
             let got = bytes.withUnsafeMutableBytes { buffer in
-                read(fd, buffer.baseAddress! + count, buffer.count - count)
+                FileDescriptor(fd).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
             }
             if got < 0 {
-                if errno == EINTR { continue }
                 throw SkippedFile(path: displayPath, reason: .unreadable(POSIXFile.errorText(errno)))
             }
             if got == 0 { break }

@@ -1,5 +1,6 @@
 import Foundation
 @preconcurrency import Glibc
+import TroveSystem
 
 /// Splits a byte stream into lines, with a cap on a line's length: a longer line is dropped up to its newline and
 /// reported as one `.oversized`, so a client cannot make the server hold unbounded memory.
@@ -68,8 +69,7 @@ enum DescriptorLines {
             var framer = LineFramer(limit: limit)
             var chunk = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let count = read(descriptor, &chunk, chunk.count)
-                if count < 0, errno == EINTR { continue }
+                let count = chunk.withUnsafeMutableBytes { FileDescriptor(descriptor).read(into: $0) }
                 guard count > 0 else { break }
                 for piece in framer.feed(Data(chunk[0..<count])) { continuation.yield(piece) }
             }
@@ -92,14 +92,6 @@ final class LineWriter: Sendable {
         let bytes = line + Data([0x0A])
         lock.lock()
         defer { lock.unlock() }
-        bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let put = Glibc.write(descriptor, raw.baseAddress! + done, raw.count - done)
-                if put < 0, errno == EINTR { continue }
-                guard put > 0 else { return }
-                done += put
-            }
-        }
+        _ = bytes.withUnsafeBytes { FileDescriptor(descriptor).write(all: $0) }
     }
 }

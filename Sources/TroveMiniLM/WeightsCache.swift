@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import TroveIngest
+import TroveSystem
 
 /// The encoder's re-laid-out layer matrices (see `Weights`) in a file beside the model, memory-mapped by every later
 /// process instead of copying 42 MB on each load: `trove embed` of one query spent ~40% of its CPU time re-laying out
@@ -76,27 +76,17 @@ enum WeightsCache {
             && Int(info.st_size) == headerSize + 4 * key.floatCount
     }
 
-    /// Writes `floats` under `key` (with the model's `sha256`) to a private temporary file renamed over `path`;
-    /// false when the folder cannot be written.
+    /// Writes `floats` under `key` (with the model's `sha256`) atomically (`AtomicFile`, mode 0600: the file is
+    /// mapped by later processes as trusted weights); false when the folder cannot be written.
     @discardableResult
     static func write(_ floats: UnsafeBufferPointer<Float>, key: Key, sha256: String, to path: String) -> Bool {
-        let temporary = path + ".tmp.\(getpid())"
-        unlink(temporary)  // left by a process of the same id that crashed
-        // 0600, exclusive and never through a link: the file is mapped by later processes as trusted weights.
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
         let payload = UnsafeRawBufferPointer(floats)
         let header = Header(
             magic: magic, layoutVersion: layoutVersion, kernel: key.kernel, sha256: sha256, source: key.source,
             floatCount: UInt64(floats.count), checksum: checksum(payload))
-        var ok = header.bytes.withUnsafeBytes { write(descriptor, $0) }
-        ok = ok && write(descriptor, payload)
-        // No fsync: a file torn by a crash fails its checksum at the next load and is rebuilt, and 42 MB of
-        // synchronous writes stalled other processes' I/O on a busy machine.
-        ok = close(descriptor) == 0 && ok
-        if ok, rename(temporary, path) == 0 { return true }
-        unlink(temporary)
-        return false
+        return AtomicFile.write(to: path) { file in
+            header.bytes.withUnsafeBytes { file.write(all: $0) } && file.write(all: payload)
+        }
     }
 
     /// The lowercase hex SHA-256 of `bytes` (the whole model file), computed only when a cache is built.
@@ -123,22 +113,12 @@ enum WeightsCache {
             tail = tail &* 31 &+ UInt32(bytes[offset])
             offset += 1
         }
-        var result: UInt64 = 0xcbf2_9ce4_8422_2325
+        var result = FNV1a()
         for lane in 0..<8 {
-            for word in [first[lane], second[lane]] { result = (result ^ UInt64(word)) &* 0x0000_0100_0000_01b3 }
+            for word in [first[lane], second[lane]] { result.combine(word) }
         }
-        return (result ^ UInt64(tail)) &* 0x0000_0100_0000_01b3
-    }
-
-    private static func write(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < buffer.count {
-            let put = Glibc.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
-            if put < 0, errno == EINTR { continue }
-            guard put > 0 else { return false }
-            done += put
-        }
-        return true
+        result.combine(tail)
+        return result.value
     }
 
     /// The header's fields; little-endian on disk.

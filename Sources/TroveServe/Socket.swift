@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import TroveKit
+import TroveSystem
 
 extension SearchServer {
     /// The socket for the index at `indexPath`: beside a SQLite file; for a PostgreSQL URL, which has no folder of
@@ -8,8 +9,7 @@ extension SearchServer {
     /// and the owner check below refuses another user's socket of that name).
     package static func socketPath(forIndex indexPath: String) -> String {
         guard IndexLocation.isPostgres(indexPath) else { return indexPath + ".sock" }
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in IndexLocation.display(indexPath).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        let hash = FNV1a.hash(IndexLocation.display(indexPath).utf8)
         return "/tmp/trove-\(getuid())-\(String(hash, radix: 16)).sock"
     }
 }
@@ -57,31 +57,12 @@ enum Socket {
 
     /// The bytes of `data` the socket takes now, without blocking (0 when it takes none or fails).
     static func sendWithoutWaiting(_ descriptor: Int32, _ data: Data) -> Int {
-        data.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let put = Glibc.send(
-                    descriptor, raw.baseAddress! + done, raw.count - done, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                if put < 0, errno == EINTR { continue }
-                guard put > 0 else { break }
-                done += put
-            }
-            return done
-        }
+        data.withUnsafeBytes { FileDescriptor(descriptor).send(all: $0, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     }
 
     /// All of `data`, waiting while the socket is full (up to its send timeout); false when it failed.
     static func send(_ descriptor: Int32, _ data: Data) -> Bool {
-        data.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let put = Glibc.send(descriptor, raw.baseAddress! + done, raw.count - done, Int32(MSG_NOSIGNAL))
-                if put < 0, errno == EINTR { continue }
-                guard put > 0 else { return false }
-                done += put
-            }
-            return true
-        }
+        data.withUnsafeBytes { FileDescriptor(descriptor).send(all: $0, flags: Int32(MSG_NOSIGNAL)) == $0.count }
     }
 
     /// What `receiveLine` got.
@@ -98,8 +79,7 @@ enum Socket {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let got = recv(descriptor, &buffer, buffer.count, 0)
-            if got < 0, errno == EINTR { continue }
+            let got = buffer.withUnsafeMutableBytes { FileDescriptor(descriptor).receive(into: $0) }
             guard got >= 0 else { return .failed }
             if got == 0 { break }
             if let newline = buffer[..<got].firstIndex(of: 0x0A) {

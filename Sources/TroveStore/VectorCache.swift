@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import TroveSystem
 
 /// The matrix of an index as one flat file beside it (`INDEX.vectors`), so a fresh process loads N vectors with
 /// two sequential `read`s straight into the final arrays instead of stepping through N BLOB rows.
@@ -55,7 +56,7 @@ package enum VectorCache {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var header = [UInt64](repeating: 0, count: headerSize / 8)
-        guard header.withUnsafeMutableBytes({ readFully(descriptor, into: $0) }) else { return nil }
+        guard header.withUnsafeMutableBytes({ FileDescriptor(descriptor).read(exactly: $0) }) else { return nil }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
             let shape = checkedShape(header, key: key, fileSize: Int64(info.st_size))
@@ -113,28 +114,22 @@ package enum VectorCache {
         guard lseek(descriptor, off_t(headerSize), SEEK_SET) == off_t(headerSize) else { return nil }
         var ok = true
         let ids = [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
-            ok = readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer))
+            ok = FileDescriptor(descriptor).read(exactly: UnsafeMutableRawBufferPointer(buffer))
             initialized = count
         }
         // Uninitialized storage: the read is the only pass over the matrix (the copy from the page cache).
         let values = [Float](unsafeUninitializedCapacity: count * dimension) { buffer, initialized in
-            ok = ok && readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer))
+            ok = ok && FileDescriptor(descriptor).read(exactly: UnsafeMutableRawBufferPointer(buffer))
             initialized = count * dimension
         }
         guard ok, idsAreValid(ids, maxID: maxID) else { return nil }
         return StoredVectors(dimension: dimension, chunkIDs: ids, values: values)
     }
 
-    /// Writes `vectors` under `key` atomically (a private temporary file renamed over `path`); false on failure.
+    /// Writes `vectors` under `key` atomically (`AtomicFile`, mode 0600: the vectors are derived from private text,
+    /// like the index itself); false on failure.
     @discardableResult
     static func write(_ vectors: StoredVectors, key: Key, to path: String) -> Bool {
-        let temporary = path + ".tmp.\(getpid())"
-        // 0600: the vectors are derived from private text, like the index itself. O_EXCL | O_NOFOLLOW: a file or
-        // symlink planted under this name (a shared folder) is never written through; one left by a killed
-        // process of the same pid is removed first, never followed.
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
         var header = [UInt64](repeating: 0, count: headerSize / 8)
         header[0] = magic.littleEndian
         header[1] = UInt64(vectors.chunkIDs.count).littleEndian
@@ -143,35 +138,11 @@ package enum VectorCache {
         header[4] = UInt64(bitPattern: key.maxChunkID).littleEndian
         header[5] = key.fingerprint.littleEndian
         header[6] = key.inode.littleEndian
-        var ok = header.withUnsafeBytes { writeFully(descriptor, $0) }
-        ok = ok && vectors.chunkIDs.withUnsafeBytes { writeFully(descriptor, $0) }
-        ok = ok && vectors.withUnsafeValues { writeFully(descriptor, UnsafeRawBufferPointer($0)) }
-        ok = close(descriptor) == 0 && ok
-        if ok, rename(temporary, path) == 0 { return true }
-        unlink(temporary)
-        return false
-    }
-
-    static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        var done = 0
-        while done < buffer.count {
-            let got = Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { return false }
-            done += got
+        return AtomicFile.write(to: path) { file in
+            header.withUnsafeBytes { file.write(all: $0) }
+                && vectors.chunkIDs.withUnsafeBytes { file.write(all: $0) }
+                && vectors.withUnsafeValues { file.write(all: UnsafeRawBufferPointer($0)) }
         }
-        return true
-    }
-
-    private static func writeFully(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < buffer.count {
-            let put = Glibc.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
-            if put < 0, errno == EINTR { continue }
-            guard put > 0 else { return false }
-            done += put
-        }
-        return true
     }
 }
 
@@ -203,17 +174,15 @@ extension SQLiteStore {
         // count(*) walks the small chunks_document_id index; max(id) is one b-tree descent.
         let count = Int(try database.scalarInt("SELECT count(*) FROM chunks") ?? 0)
         let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         // The generation too: a re-embed replaces every vector but keeps the chunk count and ids.
         let text = [
             manifest.embedder.rawValue, manifest.model, manifest.modelDigest ?? "", String(manifest.chunkerVersion),
             manifest.chunkerParameters, manifest.queryPrefix, manifest.documentPrefix, String(try vectorGeneration()),
         ].joined(separator: "\u{0}")
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         var info = stat()
         let inode = stat(path, &info) == 0 ? UInt64(info.st_ino) : 0
         return VectorCache.Key(
-            dimension: manifest.dimension, chunkCount: count, maxChunkID: Int64(maxID), fingerprint: hash,
+            dimension: manifest.dimension, chunkCount: count, maxChunkID: Int64(maxID), fingerprint: FNV1a.hash(text.utf8),
             inode: inode)
     }
 }

@@ -4,36 +4,6 @@ import TroveIngest
 import TroveTestSupport
 
 struct DocumentLoaderTests {
-    @Test(
-        "SHA-256 matches known vectors",
-        arguments: [
-            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-            (
-                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
-            ),
-            (
-                String(repeating: "a", count: 1_000_000),
-                "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
-            ),
-        ])
-    func sha256Vectors(input: String, expected: String) {
-        #expect(ContentHash.sha256Hex(Array(input.utf8)) == expected)
-        #expect(ContentHash.sha256Hex(input.utf8) == expected, "non-contiguous sequences hash the same")
-    }
-
-    @Test("SHA-256 of 1 MiB of patterned bytes matches sha256sum, at every block-boundary length")
-    func sha256Large() {
-        let bytes = (0..<(1 << 20)).map { UInt8($0 % 251) }
-        // Computed with `sha256sum` (coreutils).
-        #expect(ContentHash.sha256Hex(bytes) == "631b84027d6b9e52b539c4e8373622d23032dfadc64d60af87339c9037e4f769")
-        #expect(ContentHash.sha256Hex(bytes[0..<55]) == ContentHash.sha256Hex(Array(bytes[0..<55])))
-        #expect(
-            ContentHash.sha256Hex([UInt8](repeating: 0, count: 64))
-                == "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b")
-    }
-
     @Test("a file with a NUL byte in its first 8 KiB is skipped as binary")
     func binary() throws {
         let dir = try TemporaryDirectory()

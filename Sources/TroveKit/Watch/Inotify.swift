@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import TroveSystem
 
 /// Linux inotify through Glibc: one descriptor, watches added per folder, events read in a blocking `poll` that also
 /// listens to a wake-up pipe (so a stop request ends the wait without any timer). Used by one thread only.
@@ -101,8 +102,7 @@ final class Inotify {
     private func readAll() -> [Event] {
         var events: [Event] = []
         while true {
-            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
+            let got = buffer.withUnsafeMutableBytes { FileDescriptor(descriptor).read(into: $0) }
             guard got > 0 else { break }
             buffer.withUnsafeBytes { raw in
                 var offset = 0
