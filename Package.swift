@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "TroveServeTests", dependencies: ["TroveServe", "TroveKit", "TroveOutput", "TroveTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "Ollama", "TroveTestSupport", "TroveTestTraits", "trove"], swiftSettings: strict),
+        .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "TroveSystem", "Ollama", "TroveTestSupport", "TroveTestTraits", "trove"], swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
             dependencies: ["TroveCLI", "TroveTestSupport", "TroveTestTraits", "trove", "trove-bench", "TroveMiniLM"],

@@ -29,7 +29,8 @@ sources() {
         # The whole store, its PostgreSQL half (Sources/TroveStore/Postgres, libpq) included.
         fts5 | vectors-header) find Sources/TroveStore -name '*.swift' | sort ;;
         safetensors) echo Sources/TroveMiniLM/{SafeTensors,SafeTensorsHeader,MiniLMError,FileIdentity}.swift ;;
-        jsonrpc) echo Sources/TroveMCP/JSON.swift Sources/TroveMCP/JSONRPC.swift Sources/TroveMCP/LineReader.swift ;;
+        # The framer and the JSON value come from TroveSystem, built for every target.
+        jsonrpc) echo Sources/TroveMCP/JSONRPC.swift ;;
         # The protocol's types, its checks and its hand-written wire; what they import comes from modules() below.
         serve | serve-reply) echo Sources/TroveServe/{Protocol,Protocol+Checks,Admission,Wire}.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;

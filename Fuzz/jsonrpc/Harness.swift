@@ -1,4 +1,5 @@
 import Foundation
+import TroveSystem
 
 // Fuzz target: `trove mcp`'s stdin reader — the line framer and the JSON-RPC classifier. The first byte seeds the
 // chunk sizes and the line limit. Oracles: cutting the bytes into chunks anywhere gives the same pieces as feeding

@@ -1,4 +1,5 @@
 import Foundation
+import TroveSystem
 
 /// JSON-RPC 2.0 as MCP uses it over stdio: one message per line, requests answered by id, notifications never.
 public enum JSONRPC {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TroveKit
+import TroveSystem
 
 /// `trove mcp`: the Model Context Protocol over newline-delimited JSON-RPC. It negotiates the version, lists and
 /// calls the tools, lists and reads the resources, and answers `ping`. Every request runs in a task of its own, so

@@ -1,3 +1,5 @@
+import TroveSystem
+
 /// What `tools/list` says: each tool's purpose (written for an agent deciding which to call), its input schema and
 /// its output schema. All tools are read-only.
 extension MCPTools {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TroveKit
+import TroveSystem
 
 /// The tools and resources `trove mcp` offers, all read-only, all through `TroveIndex`. A tool that fails (no
 /// index, Ollama down, an unknown path, a bad filter) returns `isError: true` with the one-line message the CLI

@@ -72,25 +72,22 @@ enum Socket {
         case failed
     }
 
-    /// Everything up to the first newline or the end of the stream, at most `limit` bytes, within `within` in all
-    /// (each `recv` is also bounded by the socket's receive timeout), so a client trickling bytes is cut off too.
+    /// The first line (`LineFramer`), or everything up to the end of the stream, at most `limit` bytes, within
+    /// `within` in all (each `recv` is also bounded by the socket's receive timeout), so a client trickling bytes is
+    /// cut off too.
     static func receiveLine(_ descriptor: Int32, limit: Int, within: Duration) -> Received {
         let deadline = ContinuousClock.now + within
-        var data = Data()
+        var framer = LineFramer(limit: limit)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let got = buffer.withUnsafeMutableBytes { FileDescriptor(descriptor).receive(into: $0) }
             guard got >= 0 else { return .failed }
-            if got == 0 { break }
-            if let newline = buffer[..<got].firstIndex(of: 0x0A) {
-                data.append(buffer, count: newline)
-                break
+            let pieces = got == 0 ? framer.finish() : framer.feed(Data(buffer[..<got]))
+            switch pieces.first {
+            case .line(let line): return .line(line)
+            case .oversized: return .tooLong
+            case nil: if got == 0 || ContinuousClock.now > deadline { return .failed }
             }
-            data.append(buffer, count: got)
-            if data.count > limit { return .tooLong }
-            if ContinuousClock.now > deadline { return .failed }
         }
-        if data.count > limit { return .tooLong }
-        return data.isEmpty ? .failed : .line(data)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveMCP
+import TroveSystem
 
 @Suite("The trove mcp executable on piped stdin")
 struct BinaryTests {

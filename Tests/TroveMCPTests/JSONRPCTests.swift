@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveMCP
+import TroveSystem
 import TroveTestSupport
 
 @Suite("JSON-RPC framing and errors of trove mcp")
@@ -39,28 +40,6 @@ struct JSONRPCTests {
             JSONRPC.classify(Data(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8))
                 == .notification(method: "notifications/initialized", params: nil))
         #expect(JSONRPC.classify(Data(#"{"jsonrpc":"2.0","id":3,"result":{}}"#.utf8)) == .response)
-    }
-
-    @Test("lines are framed across any chunk boundary, CRLF and blank lines tolerated")
-    func framing() {
-        var framer = LineFramer(limit: 100)
-        let input = Array("{\"a\":1}\r\n\n{\"b\":2}\n{\"c\"".utf8)
-        var pieces: [LineFramer.Piece] = []
-        for byte in input { pieces += framer.feed(Data([byte])) }
-        pieces += framer.feed(Data(":3}".utf8))
-        pieces += framer.finish()
-        #expect(
-            pieces == [.line(Data("{\"a\":1}".utf8)), .line(Data("{\"b\":2}".utf8)), .line(Data("{\"c\":3}".utf8))])
-    }
-
-    @Test("a line over the cap is refused once, dropped to its newline, and the next line is read")
-    func oversized() {
-        var framer = LineFramer(limit: 4 << 20)
-        var pieces: [LineFramer.Piece] = []
-        let block = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
-        for _ in 0..<5 { pieces += framer.feed(block) }
-        pieces += framer.feed(Data("yy\n{\"ok\":true}\n".utf8))
-        #expect(pieces == [.oversized, .line(Data("{\"ok\":true}".utf8))])
     }
 
     @Test("text with quotes, newlines and control characters is written as one escaped line")

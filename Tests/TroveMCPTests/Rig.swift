@@ -3,6 +3,7 @@ import Ollama
 import Synchronization
 import TroveKit
 import TroveMCP
+import TroveSystem
 import TroveTestSupport
 
 /// A real index of a few notes, embedded by the fake Ollama server (which also chats), and an in-process MCP

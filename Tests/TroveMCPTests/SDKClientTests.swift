@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveMCP
+import TroveSystem
 import TroveTestSupport
 
 /// The official MCP Python SDK's venv (`../shared/tools/mcp-client`, set up by its setup.sh; `.ci/run` does it),

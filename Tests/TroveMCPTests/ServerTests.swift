@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveMCP
+import TroveSystem
 
 @Suite("The MCP server in process: errors, concurrency, cancellation, data")
 struct ServerTests {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A JSON value as it travels in a JSON-RPC message: parsed exactly (integers stay integers, `true` is not `1`),
-/// written back with sorted keys. Strings are escaped by `JSONEncoder`, so document text with quotes, newlines or
+/// Trove's one JSON value: parsed exactly (integers stay integers, `true` is not `1`), written back with sorted keys;
+/// what `trove mcp`'s JSON-RPC messages carry, and what `FlatJSON` reads `trove serve`'s answers into. Strings are escaped by `JSONEncoder`, so document text with quotes, newlines or
 /// control characters always goes out as data inside one line.
 public enum JSON: Sendable, Equatable, Codable {
     case null
@@ -86,13 +86,6 @@ public enum JSON: Sendable, Equatable, Codable {
     /// Parses JSON text; nil when it is not valid JSON.
     public static func parse(_ data: Data) -> JSON? {
         try? JSONDecoder().decode(JSON.self, from: data)
-    }
-
-    /// A value made from an `Encodable` (the tools' results), through its JSON text.
-    static func from(_ value: some Encodable) -> JSON {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(value)).flatMap(parse) ?? .null
     }
 }
 
