@@ -55,7 +55,8 @@ let package = Package(
         .target(name: "TroveIngest", dependencies: ["TroveSystem"], swiftSettings: strict),
         // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS", "CPostgres", "TroveSystem"], swiftSettings: strict),
+        .target(
+            name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS", "CPostgres", "TroveSystem"], swiftSettings: strict),
         .target(name: "TroveBLAS", swiftSettings: strict),
         .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
@@ -68,7 +69,8 @@ let package = Package(
         .target(
             name: "TroveMiniLM",
             dependencies: [
-                "CTroveGEMM", "TroveBLAS", "TroveSystem", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2", "TroveMiniLMKernelsAVX512",
+                "CTroveGEMM", "TroveBLAS", "TroveSystem", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2",
+                "TroveMiniLMKernelsAVX512",
             ],
             swiftSettings: strict + miniLMSettings),
         .target(
@@ -93,7 +95,8 @@ let package = Package(
         .target(
             name: "TroveCLI",
             dependencies: [
-                "TroveKit", "TroveOutput", "TroveServe", "TroveMCP", "TroveSystem", "Ollama", "TroveArguments", "CBuildInfo",
+                "TroveKit", "TroveOutput", "TroveServe", "TroveMCP", "TroveSystem", "Ollama", "TroveArguments",
+                "CBuildInfo",
             ],
             swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),

@@ -182,8 +182,8 @@ extension SQLiteStore {
         var info = stat()
         let inode = stat(path, &info) == 0 ? UInt64(info.st_ino) : 0
         return VectorCache.Key(
-            dimension: manifest.dimension, chunkCount: count, maxChunkID: Int64(maxID), fingerprint: FNV1a.hash(text.utf8),
-            inode: inode)
+            dimension: manifest.dimension, chunkCount: count, maxChunkID: Int64(maxID),
+            fingerprint: FNV1a.hash(text.utf8), inode: inode)
     }
 }
 

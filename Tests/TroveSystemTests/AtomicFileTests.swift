@@ -5,11 +5,13 @@ import TroveSystem
 
 @Suite("Atomic files")
 struct AtomicFileTests {
-    /// A fresh folder for one test.
-    private static func folder() throws -> String {
-        let path = NSTemporaryDirectory() + "/trove-atomic-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+    /// A fresh folder for one test, holding `cache` with "old" in it; removed after `body`.
+    private static func withFolder(_ body: (_ folder: String, _ cache: String) throws -> Void) throws {
+        let folder = NSTemporaryDirectory() + "/trove-atomic-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "old".write(toFile: folder + "/cache", atomically: false, encoding: .utf8)
+        try body(folder, folder + "/cache")
     }
 
     private static func contents(_ path: String) -> String? {
@@ -22,47 +24,43 @@ struct AtomicFileTests {
 
     @Test("a written file replaces the old one whole, mode 0600, with no temporary file left")
     func replaces() throws {
-        let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/cache"
-        try "old".write(toFile: path, atomically: false, encoding: .utf8)
-        // A reader that has the old file open keeps reading the old bytes.
-        let old = open(path, O_RDONLY)
-        defer { close(old) }
-        #expect(AtomicFile.write(to: path) { Self.write("new contents", to: $0) })
-        #expect(Self.contents(path) == "new contents")
-        var info = stat()
-        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
-        var bytes = [UInt8](repeating: 0, count: 3)
-        #expect(read(old, &bytes, 3) == 3 && bytes == Array("old".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache"])
+        try Self.withFolder { folder, path in
+            // A reader that has the old file open keeps reading the old bytes.
+            let old = open(path, O_RDONLY)
+            defer { close(old) }
+            #expect(AtomicFile.write(to: path) { Self.write("new contents", to: $0) })
+            #expect(Self.contents(path) == "new contents")
+            var info = stat()
+            #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+            var bytes = [UInt8](repeating: 0, count: 3)
+            #expect(read(old, &bytes, 3) == 3 && bytes == Array("old".utf8))
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(names == ["cache"])
+        }
     }
 
     @Test("a write that fails halfway leaves the old file as it was, and no half file anywhere")
     func failureLeavesOld() throws {
-        let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/cache"
-        try "old".write(toFile: path, atomically: false, encoding: .utf8)
-        #expect(!AtomicFile.write(to: path) { Self.write("half", to: $0) && false })
-        #expect(Self.contents(path) == "old")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache"])
-        // Without an old file, nothing appears.
-        #expect(!AtomicFile.write(to: folder + "/fresh") { _ in false })
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache"])
+        try Self.withFolder { folder, path in
+            #expect(!AtomicFile.write(to: path) { Self.write("half", to: $0) && false })
+            #expect(Self.contents(path) == "old")
+            // Without an old file, nothing appears.
+            #expect(!AtomicFile.write(to: folder + "/fresh") { _ in false })
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(names == ["cache"])
+        }
     }
 
     @Test("a symbolic link planted under the temporary name is never written through")
     func plantedLink() throws {
-        let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let victim = folder + "/victim"
-        try "precious".write(toFile: victim, atomically: false, encoding: .utf8)
-        let path = folder + "/cache"
-        #expect(symlink(victim, path + ".tmp.\(getpid())") == 0)
-        #expect(AtomicFile.write(to: path) { Self.write("cache", to: $0) })
-        #expect(Self.contents(victim) == "precious")
-        #expect(Self.contents(path) == "cache")
+        try Self.withFolder { folder, path in
+            let victim = folder + "/victim"
+            try "precious".write(toFile: victim, atomically: false, encoding: .utf8)
+            #expect(symlink(victim, path + ".tmp.\(getpid())") == 0)
+            #expect(AtomicFile.write(to: path) { Self.write("cache", to: $0) })
+            #expect(Self.contents(victim) == "precious")
+            #expect(Self.contents(path) == "cache")
+        }
     }
 
     @Test("a folder that cannot be written gives false, not a crash")

@@ -52,14 +52,29 @@ private func interrupted<T: Sendable>(
 
 @Suite("File descriptors retry what a signal interrupts", .serialized)
 struct FileDescriptorTests {
-    @Test("a plain read on a pipe is interrupted by the signal (the test's control)")
-    func control() async throws {
+    /// The handler SIGUSR1 had before a test.
+    private static let previous = Mutex<sigaction?>(nil)
+
+    /// A pipe (read end, write end), with SIGUSR1 set to interrupt until `restore`.
+    private static func interruptiblePipe() throws -> (Int32, Int32) {
         var pipes: [Int32] = [0, 0]
         try #require(pipe(&pipes) == 0)
-        defer { pipes.forEach { close($0) } }
-        let previous = installInterruptingHandler()
-        defer { var restore = previous; sigaction(SIGUSR1, &restore, nil) }
-        let (reader, writer) = (pipes[0], pipes[1])
+        let old = installInterruptingHandler()
+        previous.withLock { $0 = old }
+        return (pipes[0], pipes[1])
+    }
+
+    /// Closes the pipe and gives SIGUSR1 its handler back.
+    private static func restore(_ reader: Int32, _ writer: Int32) {
+        close(reader)
+        close(writer)
+        if var old = previous.withLock({ $0 }) { sigaction(SIGUSR1, &old, nil) }
+    }
+
+    @Test("a plain read on a pipe is interrupted by the signal (the test's control)")
+    func control() async throws {
+        let (reader, writer) = try Self.interruptiblePipe()
+        defer { Self.restore(reader, writer) }
         let (result, _) = await interrupted({ () -> Int32 in
             var byte: UInt8 = 0
             return read(reader, &byte, 1) < 0 ? errno : 0
@@ -69,12 +84,8 @@ struct FileDescriptorTests {
 
     @Test("read(exactly:) gets every byte through signals that interrupt it")
     func readThroughSignals() async throws {
-        var pipes: [Int32] = [0, 0]
-        try #require(pipe(&pipes) == 0)
-        defer { pipes.forEach { close($0) } }
-        let previous = installInterruptingHandler()
-        defer { var restore = previous; sigaction(SIGUSR1, &restore, nil) }
-        let (reader, writer) = (pipes[0], pipes[1])
+        let (reader, writer) = try Self.interruptiblePipe()
+        defer { Self.restore(reader, writer) }
         let (result, signals) = await interrupted({ () -> [UInt8]? in
             var bytes = [UInt8](repeating: 0, count: 5)
             return bytes.withUnsafeMutableBytes { FileDescriptor(reader).read(exactly: $0) } ? bytes : nil
@@ -85,12 +96,8 @@ struct FileDescriptorTests {
 
     @Test("write(all:) puts every byte into a full pipe through signals that interrupt it")
     func writeThroughSignals() async throws {
-        var pipes: [Int32] = [0, 0]
-        try #require(pipe(&pipes) == 0)
-        defer { pipes.forEach { close($0) } }
-        let previous = installInterruptingHandler()
-        defer { var restore = previous; sigaction(SIGUSR1, &restore, nil) }
-        let (reader, writer) = (pipes[0], pipes[1])
+        let (reader, writer) = try Self.interruptiblePipe()
+        defer { Self.restore(reader, writer) }
         // Four times a pipe's default buffer: the writer blocks until the drain starts.
         let payload = (0..<(256 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let drained = Mutex<[UInt8]>([])
@@ -105,7 +112,8 @@ struct FileDescriptorTests {
             drained.withLock { $0 = all }
         }
         let (written, _) = await interrupted(
-            { payload.withUnsafeBytes { FileDescriptor(writer).write(all: $0) } }, unblock: { Thread.detachNewThread(drain) })
+            { payload.withUnsafeBytes { FileDescriptor(writer).write(all: $0) } },
+            unblock: { Thread.detachNewThread(drain) })
         #expect(written)
         while drained.withLock({ $0.count }) < payload.count { try await Task.sleep(for: .milliseconds(10)) }
         #expect(drained.withLock { $0 } == payload)
