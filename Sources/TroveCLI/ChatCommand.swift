@@ -112,9 +112,9 @@ struct ChatCommand: Command {
             state.lastAnswer = answer
             let sources = answer.citedSources.map { AnswerPrinter.describe($0) }
             let turns = [
-                ChatTurn(role: "user", content: input),
+                ChatTurn(role: .user, content: input),
                 ChatTurn(
-                    role: "assistant", content: answer.text,
+                    role: .assistant, content: answer.text,
                     sources: (try? JSONOutput.encode(sources)) ?? "[]",
                     interrupted: answer.interrupted || answer.failure != nil),
             ]

@@ -1,16 +1,19 @@
 import TroveStore
 
+/// Who wrote a turn of a chat, under TroveKit's name.
+public typealias ChatRole = TroveStore.ChatRole
+
 /// One stored turn of a chat.
 public struct ChatTurn: Sendable, Equatable {
-    /// `user`, `assistant` or `summary`.
-    public var role: String
+    public var role: ChatRole
     public var content: String
     /// The cited sources of an answer, as JSON.
     public var sources: String
     /// The answer was stopped before it was complete.
     public var interrupted: Bool
 
-    public init(role: String, content: String, sources: String = "[]", interrupted: Bool = false) {
+    /// A turn from its parts.
+    public init(role: ChatRole, content: String, sources: String = "[]", interrupted: Bool = false) {
         self.role = role
         self.content = content
         self.sources = sources

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// A stored conversation of `trove chat`.
@@ -7,17 +8,34 @@ public struct ChatSessionRecord: Sendable, Equatable {
     public var chatModel: String
 }
 
+/// Who wrote a turn of a conversation. Stored as its raw value; the schema also allows `summary`, which nothing
+/// writes (migrations are append-only, so the constraint stays).
+public enum ChatRole: String, Sendable, CaseIterable {
+    /// The person asking.
+    case user
+    /// The chat model answering.
+    case assistant
+
+    /// The role a stored row holds; `damaged` makes the store's error for any other text.
+    static func decode(_ text: String, damaged: (String) -> StoreError) throws -> ChatRole {
+        guard let role = ChatRole(rawValue: text) else {
+            throw damaged("a chat message has the role \"\(text)\", not user or assistant")
+        }
+        return role
+    }
+}
+
 /// One stored turn of a conversation.
 public struct ChatMessageRecord: Sendable, Equatable {
-    /// `user`, `assistant`, or `summary` (older turns condensed to keep history within budget).
-    public var role: String
+    public var role: ChatRole
     public var content: String
     /// The sources shown with an answer, as JSON.
     public var sources: String
     /// True for an answer cut short by Ctrl-C.
     public var interrupted: Bool
 
-    public init(role: String, content: String, sources: String = "[]", interrupted: Bool = false) {
+    /// A turn from its parts.
+    public init(role: ChatRole, content: String, sources: String = "[]", interrupted: Bool = false) {
         self.role = role
         self.content = content
         self.sources = sources
@@ -58,9 +76,12 @@ extension SQLiteStore {
             try statement.bind(sessionID, at: 1)
             var messages: [ChatMessageRecord] = []
             while try statement.step() {
+                let role = try ChatRole.decode(statement.string(0)) { reason in
+                    StoreError.damaged(path: path, reason: reason, code: SQLITE_CORRUPT)
+                }
                 messages.append(
                     ChatMessageRecord(
-                        role: statement.string(0), content: statement.string(1), sources: statement.string(2),
+                        role: role, content: statement.string(1), sources: statement.string(2),
                         interrupted: statement.int(3) != 0))
             }
             return messages
@@ -103,7 +124,7 @@ extension SQLiteStore {
             """
         ) { statement in
             try statement.bind(sessionID, at: 1)
-            try statement.bind(message.role, at: 2)
+            try statement.bind(message.role.rawValue, at: 2)
             try statement.bind(message.content, at: 3)
             try statement.bind(message.sources, at: 4)
             try statement.bind(message.interrupted ? 1 : 0, at: 5)

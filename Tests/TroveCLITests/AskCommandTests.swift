@@ -267,7 +267,7 @@ struct AskProcessTests {
         let store = try SQLiteStore(path: rig.index, createIfMissing: false)
         let session = try store.chatSession(named: "cut", chatModel: "llama3.2")
         let turns = try store.chatMessages(sessionID: session.id)
-        #expect(turns.map(\.role) == ["user", "assistant"])
+        #expect(turns.map(\.role) == [.user, .assistant])
         #expect(turns.last?.interrupted == true)
     }
 }

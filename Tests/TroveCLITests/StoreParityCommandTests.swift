@@ -56,7 +56,7 @@ struct StoreParityCommandTests {
             let store = try StoreLocation.open(index, createIfMissing: false)
             let session = try store.chatSession(named: "ops", chatModel: "llama3.2")
             let turns = try store.chatMessages(sessionID: session.id)
-            #expect(turns.map(\.role) == ["user", "assistant", "user", "assistant"], "\(kind)")
+            #expect(turns.map(\.role) == [.user, .assistant, .user, .assistant], "\(kind)")
             transcripts.append(
                 Transcript(
                     extractive: extractive.output, extractiveJSON: Self.withoutScores(json.output),

@@ -125,8 +125,8 @@ struct ConversationTests {
     private func turns(_ count: Int) -> [ChatTurn] {
         (0..<count).flatMap { index in
             [
-                ChatTurn(role: "user", content: "question \(index) " + String(repeating: "word ", count: 20)),
-                ChatTurn(role: "assistant", content: "answer \(index) " + String(repeating: "word ", count: 20)),
+                ChatTurn(role: .user, content: "question \(index) " + String(repeating: "word ", count: 20)),
+                ChatTurn(role: .assistant, content: "answer \(index) " + String(repeating: "word ", count: 20)),
             ]
         }
     }
@@ -146,8 +146,8 @@ struct ConversationTests {
     @Test("an interrupted answer is sent marked as such")
     func interrupted() {
         let conversation = Conversation(turns: [
-            ChatTurn(role: "user", content: "q"),
-            ChatTurn(role: "assistant", content: "partial", interrupted: true),
+            ChatTurn(role: .user, content: "q"),
+            ChatTurn(role: .assistant, content: "partial", interrupted: true),
         ])
         #expect(conversation.history(budget: 1000).last?.content == "partial [interrupted]")
     }

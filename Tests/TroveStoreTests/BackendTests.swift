@@ -180,10 +180,10 @@ struct BackendTests {
         let session = try store.chatSession(named: "s", chatModel: "m")
         #expect(try store.chatSession(named: "s", chatModel: "other").id == session.id)
         try store.appendChatMessages(
-            sessionID: session.id, [ChatMessageRecord(role: "user", content: "q"), ChatMessageRecord(role: "assistant", content: "a", interrupted: true)])
+            sessionID: session.id, [ChatMessageRecord(role: .user, content: "q"), ChatMessageRecord(role: .assistant, content: "a", interrupted: true)])
         #expect(try store.chatMessages(sessionID: session.id).map(\.interrupted) == [false, true])
-        try store.replaceChatMessages(sessionID: session.id, with: [ChatMessageRecord(role: "summary", content: "s")])
-        #expect(try store.chatMessages(sessionID: session.id).map(\.role) == ["summary"])
+        try store.replaceChatMessages(sessionID: session.id, with: [ChatMessageRecord(role: .assistant, content: "s")])
+        #expect(try store.chatMessages(sessionID: session.id).map(\.role) == [.assistant])
         try store.vacuum()
     }
 }

@@ -14,18 +14,18 @@ struct ChatHistoryTests {
             try store.appendChatMessages(
                 sessionID: session.id,
                 [
-                    ChatMessageRecord(role: "user", content: "how do we rotate keys?"),
-                    ChatMessageRecord(role: "assistant", content: "Roll the key [1].", sources: "[1]", interrupted: true),
+                    ChatMessageRecord(role: .user, content: "how do we rotate keys?"),
+                    ChatMessageRecord(role: .assistant, content: "Roll the key [1].", sources: "[1]", interrupted: true),
                 ])
         }
         let reopened = try StoreLocation.open(path, createIfMissing: false)
         let session = try reopened.chatSession(named: "work", chatModel: "other")
         #expect(session.chatModel == "llama3.2")
         let messages = try reopened.chatMessages(sessionID: session.id)
-        #expect(messages.map(\.role) == ["user", "assistant"])
+        #expect(messages.map(\.role) == [.user, .assistant])
         #expect(messages[1].interrupted)
         #expect(messages[1].sources == "[1]")
-        try reopened.replaceChatMessages(sessionID: session.id, with: [ChatMessageRecord(role: "summary", content: "s")])
+        try reopened.replaceChatMessages(sessionID: session.id, with: [ChatMessageRecord(role: .assistant, content: "s")])
         #expect(try reopened.chatMessages(sessionID: session.id).map(\.content) == ["s"])
         let other = try reopened.chatSession(named: "home", chatModel: "qwen3")
         #expect(other.id != session.id)

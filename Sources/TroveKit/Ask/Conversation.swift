@@ -15,9 +15,8 @@ public struct Conversation: Sendable {
             guard cost <= remaining else { break }
             remaining -= cost
             switch turn.role {
-            case "user": kept.append(PromptMessage(role: .user, content: content))
-            case "assistant": kept.append(PromptMessage(role: .assistant, content: content))
-            default: kept.append(PromptMessage(role: .system, content: "Earlier in this conversation: " + content))
+            case .user: kept.append(PromptMessage(role: .user, content: content))
+            case .assistant: kept.append(PromptMessage(role: .assistant, content: content))
             }
         }
         // A history must not start with a dangling answer whose question was dropped.
@@ -29,7 +28,7 @@ public struct Conversation: Sendable {
     /// so the previous question is searched together with this one; a cheap, documented alternative to asking the
     /// model to rewrite the question, which would cost a second generation per turn.
     public func retrievalQuery(for question: String) -> String {
-        guard let previous = turns.last(where: { $0.role == "user" }) else { return question }
+        guard let previous = turns.last(where: { $0.role == .user }) else { return question }
         return previous.content + " " + question
     }
 }

@@ -112,9 +112,9 @@ extension PostgresStore {
         let rows = try connection.query(
             "SELECT role, content, sources, interrupted FROM chat_messages WHERE session_id = $1 ORDER BY id",
             [String(sessionID)])
-        return (0..<rows.count).map {
+        return try (0..<rows.count).map {
             ChatMessageRecord(
-                role: rows.string($0, 0), content: rows.string($0, 1), sources: rows.string($0, 2),
+                role: try ChatRole.decode(rows.string($0, 0), damaged: damaged), content: rows.string($0, 1), sources: rows.string($0, 2),
                 interrupted: rows.string($0, 3) == "t")
         }
     }
@@ -149,7 +149,7 @@ extension PostgresStore {
             INSERT INTO chat_messages (session_id, role, content, sources, interrupted, created_at)
             VALUES ($1, $2, $3, $4, $5, $6)
             """,
-            [String(sessionID), message.role, message.content, message.sources, message.interrupted ? "t" : "f", now])
+            [String(sessionID), message.role.rawValue, message.content, message.sources, message.interrupted ? "t" : "f", now])
         try connection.query("UPDATE chat_sessions SET updated_at = $1 WHERE id = $2", [now, String(sessionID)])
     }
 }
