@@ -7,23 +7,8 @@ public enum KeywordQuery {
         let words = text.split(whereSeparator: \.isWhitespace)
         let kept = words.filter { word in
             let letters = word.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "'" }
-            return !stopWords.contains(letters)
+            return !StopWords.functionWords.contains(letters)
         }
         return kept.isEmpty ? text : kept.joined(separator: " ")
     }
-
-    /// Function words (articles, pronouns, auxiliaries, prepositions, conjunctions, question words).
-    public static let stopWords: Set<String> = [
-        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
-        "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
-        "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having",
-        "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it",
-        "it's", "its", "itself", "just", "me", "more", "most", "must", "my", "myself", "no", "nor", "not", "now",
-        "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same",
-        "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
-        "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was",
-        "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
-        "your", "yours", "yourself", "yourselves", "i'm", "i've", "we've", "don't", "can't", "won't", "isn't",
-        "there's", "let", "may", "might", "shall", "also",
-    ]
 }

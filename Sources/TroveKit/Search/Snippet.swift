@@ -36,7 +36,7 @@ public enum Snippet {
     public static func words(_ text: String) -> [String] {
         var words: [String] = []
         forEachWord(in: text) { word, ascii in
-            if (ascii ? word.utf8.count : word.count) >= 3 && !stopWords.contains(word) { words.append(word) }
+            if (ascii ? word.utf8.count : word.count) >= 3 && !StopWords.lineWords.contains(word) { words.append(word) }
         }
         return words
     }
@@ -106,12 +106,4 @@ public enum Snippet {
         let last = scalars.lastIndex(where: { !isBlank($0) })!
         return String(scalars[first...last])
     }
-
-    /// Words so common that sharing them says nothing about a line.
-    static let stopWords: Set<String> = [
-        "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "has", "have", "her", "his", "how",
-        "its", "our", "out", "was", "who", "why", "what", "when", "where", "which", "with", "this", "that", "these",
-        "those", "from", "into", "about", "there", "their", "them", "then", "than", "does", "did", "doing", "would",
-        "should", "could", "will", "been", "being", "were", "your", "yours", "my", "mine",
-    ]
 }
