@@ -18,10 +18,10 @@ struct EmbedCommand: Command {
         """
 
     static let provider = Option(
-        "--provider", value: "KIND", IndexCommand.provider.value, help: "what embeds the text",
+        "--provider", value: "KIND", IndexingOptions.provider.value, help: "what embeds the text",
         default: "$TROVE_PROVIDER, else ollama")
     static let embedder = Option(
-        "--embedder", value: "KIND", IndexCommand.embedder.value, help: "what embeds the text",
+        "--embedder", value: "KIND", IndexingOptions.embedder.value, help: "what embeds the text",
         default: "$TROVE_EMBEDDER, else ollama")
     static let model = Option(
         "--model", value: "NAME", help: "embedding model",

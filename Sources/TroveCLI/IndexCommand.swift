@@ -14,8 +14,8 @@ struct IndexCommand: Command {
     static let optionGroups = [
         OptionGroup(
             "Options",
-            [provider, embedder, model, include, exclude, maxFileSize, batch, jobs, retries, retryBaseMs, reembed, json, quiet,
-             verbose] + CommonOptions.options)
+            IndexingOptions.selection + [batch, jobs] + IndexingOptions.retrying + [reembed, json, quiet, verbose]
+                + CommonOptions.options)
     ]
     static let epilogue = """
         Honours .gitignore and .troveignore files; skips .git, node_modules, .build and hidden folders.
@@ -30,20 +30,6 @@ struct IndexCommand: Command {
         """
     static let operands = Option.Value.folder
 
-    static let provider = Option(
-        "--provider", value: "KIND",
-        .choice(Provider.allCases.map { Option.Choice($0.rawValue, $0.embeddingHelp) }), help: "what embeds the passages",
-        default: "the index's, else $TROVE_PROVIDER, else the config file's provider, else ollama")
-    static let embedder = Option(
-        "--embedder", value: "KIND", provider.value, help: "the same as --provider")
-    static let model = Option(
-        "--model", value: "NAME", help: "embedding model", default: "$TROVE_EMBED_MODEL, else nomic-embed-text")
-    static let include = Option(
-        "--include", value: "GLOB", help: "index only files matching GLOB, e.g. '*.md' or 'docs/**'", repeatable: true)
-    static let exclude = Option(
-        "--exclude", value: "GLOB", help: "skip files and folders matching GLOB", repeatable: true)
-    static let maxFileSize = Option(
-        "--max-file-size", value: "N", .size, help: "skip files larger than N bytes; suffix k, M or G for KiB, MiB, GiB", default: "10M")
     static let batch = Option(
         "--batch", value: "N", .integer(min: 1), help: "chunks per embedding request",
         default: "\(IndexOptions.defaultBatchSize)")
@@ -53,9 +39,6 @@ struct IndexCommand: Command {
     static let retries = Option(
         "--retries", value: "N", .integer(min: 0),
         help: "retries of a failed request: connection, timeout, busy, 5xx", default: "3")
-    /// For tests of the retry path: the default half-second backoff would make them slow.
-    static let retryBaseMs = Option(
-        "--retry-base-ms", value: "MS", .integer(min: 0), help: "first retry delay", hidden: true)
     static let reembed = Option(
         "--reembed",
         help: "rebuild every vector with the model as it is now (after ollama pull, or with another --model); "
@@ -65,13 +48,9 @@ struct IndexCommand: Command {
     static let verbose = Option("--verbose", short: "-v", help: "one line per document written, refreshed or removed")
 
     var common: CommonOptions
-    var model: String?
-    var provider: Provider?
-    var crawl = IndexOptions(roots: [])
+    var indexing: IndexingOptions
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
-    var retries = 3
-    var retryBaseDelay: Duration?
     var reembed: Bool
     var json: Bool
     var quiet: Bool
@@ -80,15 +59,9 @@ struct IndexCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        model = arguments.value(Self.model)
-        provider = arguments.choice(Self.provider, as: Provider.self) ?? arguments.choice(Self.embedder, as: Provider.self)
-        crawl.includes = arguments.values(Self.include)
-        crawl.excludes = arguments.values(Self.exclude)
-        if let size = arguments.byteSize(Self.maxFileSize) { crawl.maxFileSize = size }
+        indexing = IndexingOptions(parsing: &arguments)
         if let batch = arguments.integer(Self.batch) { batchSize = batch }
         if let jobs = arguments.integer(Self.jobs) { self.jobs = jobs }
-        if let retries = arguments.integer(Self.retries) { self.retries = retries }
-        retryBaseDelay = arguments.integer(Self.retryBaseMs).map { .milliseconds($0) }
         reembed = arguments.flag(Self.reembed)
         json = arguments.flag(Self.json)
         quiet = arguments.flag(Self.quiet)
@@ -105,18 +78,15 @@ struct IndexCommand: Command {
             throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove index FOLDER")
         }
         // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
-        let index = try settings.createIndex(provider: provider, modelFlag: model)
+        let index = try indexing.createIndex(settings)
         let model = try await index.currentEmbedder().model
         let progress = ProgressLine(stream: console.error, enabled: !quiet && console.error.isTerminal)
         let stop = Interrupts.listen()
         defer { Interrupts.stopListening() }
-        var retryPolicy = RetryPolicy(retries: retries)
-        if let retryBaseDelay { retryPolicy.baseDelay = retryBaseDelay }
-        var options = crawl
+        var options = indexing.index
         options.roots = roots
         options.batchSize = batchSize
         options.jobs = jobs
-        options.retry = retryPolicy
         options.reembed = reembed
         options.stop = stop
         var finished: IndexSummary?

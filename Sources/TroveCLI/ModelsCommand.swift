@@ -9,7 +9,7 @@ struct ModelsCommand: Command {
     static let name = "models"
     static let abstract = "List the models pulled on Ollama: size, family, embedding capability, dimension, context."
     static let usage = "trove models [--json] [options]"
-    static let optionGroups = [OptionGroup("Options", [provider, json, apiKey] + CommonOptions.options)]
+    static let optionGroups = [OptionGroup("Options", [provider, json] + ModelServerOptions.options)]
 
     static let provider = Option(
         "--provider", value: "KIND",
@@ -18,18 +18,15 @@ struct ModelsCommand: Command {
 
     static let json = Option(
         "--json", help: "one JSON array: name, size, family, embedding, dimension, context_length, digest")
-    static let apiKey = CommonOptions.apiKey
 
-    var common: CommonOptions
+    var server: ModelServerOptions
     var json: Bool
-    var apiKey: String?
     var openAI: Bool
 
     init(parsing arguments: inout Arguments) throws {
-        common = try CommonOptions(parsing: &arguments)
+        server = try ModelServerOptions(parsing: &arguments)
         openAI = arguments.choice(Self.provider, as: Provider.self) == .openai
         json = arguments.flag(Self.json)
-        apiKey = arguments.value(Self.apiKey)
         try arguments.noOperands()
     }
 
@@ -61,7 +58,7 @@ struct ModelsCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, console: console, apiKey: apiKey)
+        let settings = try server.settings(console)
         if openAI { return try await listOpenAI(settings, console: console) }
         let client = settings.client
         var rows: [Row] = []

@@ -12,7 +12,7 @@ struct PullCommand: Command {
         On a terminal, a progress bar shows bytes, rate and time left; otherwise one line per step.
         Ollama keeps what was downloaded, so an interrupted pull resumes when run again.
         """
-    static let optionGroups = [OptionGroup("Options", [insecure, CommonOptions.apiKey] + CommonOptions.options)]
+    static let optionGroups = [OptionGroup("Options", [insecure] + ModelServerOptions.options)]
     static let epilogue = """
         Examples:
           trove pull nomic-embed-text
@@ -21,24 +21,21 @@ struct PullCommand: Command {
 
     static let insecure = Option("--insecure", help: "allow a registry without TLS")
 
-    var common: CommonOptions
+    var server: ModelServerOptions
     var model: String
     var insecure: Bool
-    var apiKey: String?
 
     init(parsing arguments: inout Arguments) throws {
-        common = try CommonOptions(parsing: &arguments)
+        server = try ModelServerOptions(parsing: &arguments)
         insecure = arguments.flag(Self.insecure)
-        apiKey = arguments.value(CommonOptions.apiKey)
-        let names = arguments.operands
-        guard let name = names.first else { throw UsageError("missing the model to pull, e.g. nomic-embed-text") }
-        if names.count > 1 { throw UsageError("unexpected argument '\(names[1])': pull one model at a time") }
+        let name = try ModelServerOptions.oneModel(
+            arguments, missing: "missing the model to pull, e.g. nomic-embed-text", verb: "pull")
         do { _ = try Model.ID(parsing: name) } catch { throw UsageError(String(describing: error)) }
         model = name
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let client = try Settings(common, console: console, apiKey: apiKey).client
+        let client = try server.settings(console).client
         let terminal = console.error.isTerminal
         let line = ProgressLine(stream: console.error, enabled: terminal)
         let model = self.model

@@ -8,27 +8,23 @@ struct RmCommand: Command {
     static let abstract = "Delete a model from Ollama (asks first unless --yes)."
     static let usage = "trove rm [--yes] [options] NAME"
     static let discussion = "Asks for confirmation on a terminal; without a terminal, --yes is required."
-    static let optionGroups = [OptionGroup("Options", [yes, CommonOptions.apiKey] + CommonOptions.options)]
+    static let optionGroups = [OptionGroup("Options", [yes] + ModelServerOptions.options)]
 
     static let yes = Option("--yes", short: "-y", help: "delete without asking")
 
-    var common: CommonOptions
+    var server: ModelServerOptions
     var model: String
     var yes: Bool
-    var apiKey: String?
 
     init(parsing arguments: inout Arguments) throws {
-        common = try CommonOptions(parsing: &arguments)
+        server = try ModelServerOptions(parsing: &arguments)
         yes = arguments.flag(Self.yes)
-        apiKey = arguments.value(CommonOptions.apiKey)
-        let names = arguments.operands
-        guard let name = names.first else { throw UsageError("missing the model to delete (see: trove models)") }
-        if names.count > 1 { throw UsageError("unexpected argument '\(names[1])': delete one model at a time") }
-        model = name
+        model = try ModelServerOptions.oneModel(
+            arguments, missing: "missing the model to delete (see: trove models)", verb: "delete")
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let client = try Settings(common, console: console, apiKey: apiKey).client
+        let client = try server.settings(console).client
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
                 throw UsageError(

@@ -19,10 +19,7 @@ struct WatchCommand: Command {
     static let optionGroups = [
         OptionGroup(
             "Options",
-            [
-                IndexCommand.embedder, IndexCommand.model, IndexCommand.include, IndexCommand.exclude,
-                IndexCommand.maxFileSize, poll, IndexCommand.retries, IndexCommand.retryBaseMs, json, quiet, verbose,
-            ]
+            IndexingOptions.selection + [poll] + IndexingOptions.retrying + [json, quiet, verbose]
                 + CommonOptions.options)
     ]
     static let epilogue = """
@@ -47,10 +44,8 @@ struct WatchCommand: Command {
     static let verbose = Option("--verbose", short: "-v", help: "one line per document written or removed")
 
     var common: CommonOptions
-    var model: String?
-    var provider: Provider?
+    var indexing: IndexingOptions
     var options = WatchOptions(index: IndexOptions(roots: []))
-    var retries = 3
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -58,18 +53,11 @@ struct WatchCommand: Command {
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
-        model = arguments.value(IndexCommand.model)
-        provider = arguments.choice(IndexCommand.embedder, as: Provider.self)
-        options.index.crawl.includes = arguments.values(IndexCommand.include)
-        options.index.crawl.excludes = arguments.values(IndexCommand.exclude)
-        if let size = arguments.byteSize(IndexCommand.maxFileSize) { options.index.crawl.maxFileSize = size }
+        indexing = IndexingOptions(parsing: &arguments)
+        options.index = indexing.index
         if let seconds = arguments.integer(Self.poll) { options.rescanEvery = .seconds(seconds) }
-        if let retries = arguments.integer(IndexCommand.retries) { self.retries = retries }
-        if let base = arguments.integer(IndexCommand.retryBaseMs) {
-            // For tests of the retry path, as in trove index.
-            options.index.retry.baseDelay = .milliseconds(base)
-            options.firstBackoff = .milliseconds(base)
-        }
+        // For tests of the retry path, as in trove index.
+        if let base = indexing.retryBaseDelay { options.firstBackoff = base }
         json = arguments.flag(Self.json)
         quiet = arguments.flag(Self.quiet)
         verbose = arguments.flag(Self.verbose)
@@ -83,10 +71,9 @@ struct WatchCommand: Command {
         if roots.isEmpty, try !IndexLocation.indexExists(settings.indexPath) {
             throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove watch FOLDER")
         }
-        let index = try settings.createIndex(provider: provider, modelFlag: model)
+        let index = try indexing.createIndex(settings)
         var options = options
         options.index.roots = roots
-        options.index.retry.retries = retries
         options.index.stop = Interrupts.listen()
         defer { Interrupts.stopListening() }
         let stopped = try await WatchLog(console: console, json: json, quiet: quiet, verbose: verbose)
@@ -136,7 +123,7 @@ struct WatchLog {
     /// Starts watching the index's folders beside a server (`serve --watch`, `mcp --watch`); the watch's own
     /// failure is logged and ends only the watch, never the server.
     static func background(_ index: TroveIndex, console: Console) async throws {
-        let events = try await index.watch(WatchOptions(index: IndexOptions(roots: [])))
+        let events = try await index.watch(WatchOptions(index: IndexingOptions().index))
         Task {
             do {
                 _ = try await WatchLog(console: console, quiet: false).follow(events)

@@ -61,3 +61,31 @@ struct SettingsDeclarationTests {
                     + "for one per CPU\n"))
     }
 }
+
+@Suite("the indexing options are declared once for every command that indexes")
+struct IndexingOptionsTests {
+    @Test("trove index and trove watch take the same indexing options, --provider included", arguments: ["index", "watch"])
+    func sameOptions(command: String) throws {
+        let spec = try #require(Launcher.program.command(command))
+        let names = Set(spec.groups.flatMap(\.options).map(\.long))
+        for option in IndexingOptions.selection + IndexingOptions.retrying {
+            #expect(names.contains(option.long), "trove \(command) lacks \(option.long)")
+        }
+        let words = ["--provider", "builtin", "--model", "m", "--include", "*.md", "--retries", "5"]
+        let index = try IndexCommand.parse(words).indexing
+        let watch = try WatchCommand.parse(words).indexing
+        for parsed in [index, watch] {
+            #expect(parsed.provider == .builtin && parsed.model == "m")
+            #expect(parsed.index.crawl.includes == ["*.md"] && parsed.index.retry.retries == 5)
+        }
+    }
+
+    @Test("models, pull and rm share the model server's options")
+    func modelServerOptions() throws {
+        for command in ["models", "pull", "rm"] {
+            let spec = try #require(Launcher.program.command(command))
+            let names = Set(spec.groups.flatMap(\.options).map(\.long))
+            #expect(ModelServerOptions.options.allSatisfy { names.contains($0.long) }, "trove \(command)")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import TroveKit
+
+/// The options of the commands that index (`trove index`, `trove watch`), declared and read once, as
+/// swift-argument-parser's `@OptionGroup` shares them; `serve --watch` and `mcp --watch` index with their defaults.
+struct IndexingOptions {
+    static let provider = Option(
+        "--provider", value: "KIND",
+        .choice(Provider.allCases.map { Option.Choice($0.rawValue, $0.embeddingHelp) }), help: "what embeds the passages",
+        default: "the index's, else $TROVE_PROVIDER, else the config file's provider, else ollama")
+    static let embedder = Option(
+        "--embedder", value: "KIND", provider.value, help: "the same as --provider")
+    static let model = Option(
+        "--model", value: "NAME", help: "embedding model", default: "$TROVE_EMBED_MODEL, else nomic-embed-text")
+    static let include = Option(
+        "--include", value: "GLOB", help: "index only files matching GLOB, e.g. '*.md' or 'docs/**'", repeatable: true)
+    static let exclude = Option(
+        "--exclude", value: "GLOB", help: "skip files and folders matching GLOB", repeatable: true)
+    static let maxFileSize = Option(
+        "--max-file-size", value: "N", .size, help: "skip files larger than N bytes; suffix k, M or G for KiB, MiB, GiB", default: "10M")
+    static let retries = Option(
+        "--retries", value: "N", .integer(min: 0),
+        help: "retries of a failed request: connection, timeout, busy, 5xx", default: "3")
+    /// For tests of the retry path: the default half-second backoff would make them slow.
+    static let retryBaseMs = Option(
+        "--retry-base-ms", value: "MS", .integer(min: 0), help: "first retry delay", hidden: true)
+
+    /// What embeds and what is indexed: first in help.
+    static let selection = [provider, embedder, model, include, exclude, maxFileSize]
+    /// How a failed request is retried: after the command's own options in help.
+    static let retrying = [retries, retryBaseMs]
+
+    /// `--provider` (or `--embedder`); nil keeps the index's.
+    var provider: Provider?
+    /// `--model`; nil keeps the index's.
+    var model: String?
+    /// The crawl rules and retries; the command adds its roots and the rest.
+    var index = IndexOptions(roots: [])
+    /// `--retry-base-ms`, when given.
+    var retryBaseDelay: Duration?
+
+    /// The defaults, for a watch beside a server.
+    init() {}
+
+    /// Reads the options from `arguments`.
+    init(parsing arguments: inout Arguments) {
+        provider =
+            arguments.choice(Self.provider, as: Provider.self) ?? arguments.choice(Self.embedder, as: Provider.self)
+        model = arguments.value(Self.model)
+        index.crawl.includes = arguments.values(Self.include)
+        index.crawl.excludes = arguments.values(Self.exclude)
+        if let size = arguments.byteSize(Self.maxFileSize) { index.crawl.maxFileSize = size }
+        if let retries = arguments.integer(Self.retries) { index.retry.retries = retries }
+        retryBaseDelay = arguments.integer(Self.retryBaseMs).map { .milliseconds($0) }
+        if let retryBaseDelay { index.retry.baseDelay = retryBaseDelay }
+    }
+
+    /// The index these settings name, created when missing, with the embedder the options name (an existing index
+    /// keeps its own).
+    func createIndex(_ settings: Settings) throws -> TroveIndex {
+        try settings.createIndex(provider: provider, modelFlag: model)
+    }
+}
