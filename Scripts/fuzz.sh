@@ -97,7 +97,7 @@ modules() {
             local objects=(
                 "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
                 "$(module TroveStore -I "$out/CTroveFTS")"
-                "$(partial TroveKit Sources/TroveKit/Double+PlainText.swift \
+                "$(partial TroveKit Sources/TroveKit/Double+PlainText.swift Sources/TroveKit/Providers/Provider.swift \
                     Sources/TroveKit/Search/{SearchRequest,SearchRequest+Checks,SearchRequestError}.swift \
                     Sources/TroveKit/Search/{SearchMode,FusionMethod,SearchHit,SearchFilter}.swift)"
                 "$(partial TroveOutput Sources/TroveOutput/OutputStyle.swift)"

@@ -1,8 +1,5 @@
 import TroveStore
 
-/// The provider enum, under TroveKit's name: front ends see it without importing the store.
-public typealias Provider = TroveStore.Provider
-
 /// Turns texts into vectors: Ollama, an OpenAI-compatible server or the built-in model.
 public protocol Embedder: Sendable {
     /// Who embeds: recorded in the index fingerprint.
