@@ -57,8 +57,8 @@ let package = Package(
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS", "CPostgres", "TroveSystem"], swiftSettings: strict),
-        .target(name: "TroveBLAS", swiftSettings: strict),
-        .target(name: "TroveSearch", dependencies: ["TroveBLAS"], swiftSettings: strict),
+        .target(name: "TroveBLAS", dependencies: ["TroveSystem"], swiftSettings: strict),
+        .target(name: "TroveSearch", dependencies: ["TroveBLAS", "TroveSystem"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
         // best build the CPU runs is chosen at run time.
         // The query-sized matrix product on the model file's own layout (AVX2 + FMA, chosen at run time).
@@ -82,7 +82,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // Declared options, parsing, help, completions and man page: shared by trove and trove-bench.
-        .target(name: "TroveArguments", swiftSettings: strict),
+        .target(name: "TroveArguments", dependencies: ["TroveSystem"], swiftSettings: strict),
         // The git commit and build date Scripts/install.sh passes in with -Xcc -D.
         .target(name: "CBuildInfo"),
         // Printing hits for a person or a script (text, JSON, colour, escaping, relative paths): used by the CLI and

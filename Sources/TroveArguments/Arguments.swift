@@ -1,8 +1,12 @@
+import TroveSystem
+
 /// A mistake in how a command was called: printed with the usage line, exit 64.
-package struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct UsageError: TroveError, Equatable {
     package var message: String
     package init(_ message: String) { self.message = message }
-    package var description: String { message }
+
+    /// Who is at fault: the command line (exit 64).
+    package var fault: Fault { .usage }
 }
 
 /// The words after a command's name, parsed against its declared options; the rest are its operands.

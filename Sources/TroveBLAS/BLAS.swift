@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import TroveSystem
 
 /// cblas.h's storage orders, with its values.
 public struct CBLAS_ORDER: Sendable {
@@ -63,11 +64,12 @@ public enum BLAS {
 }
 
 /// OpenBLAS cannot be loaded; the message says what to install. The CLI exits 69 (a missing service).
-public struct BLASUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+public struct BLASUnavailable: TroveError, Equatable {
     /// One line that says what to install.
     public let message: String
-    /// The message.
-    public var description: String { message }
+
+    /// A missing library is a missing service (exit 69).
+    public var fault: Fault { .unavailable }
 }
 
 /// The library's entry points, resolved once.

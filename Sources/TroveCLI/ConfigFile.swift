@@ -1,6 +1,7 @@
 import Foundation
 import Ollama
 import TroveKit
+import TroveSystem
 
 /// `$XDG_CONFIG_HOME/trove/config.json` (or `~/.config/trove/config.json`, or `$TROVE_CONFIG`): a JSON object of
 /// the keys `Setting.all` declares. A missing file is fine; an unknown key or a bad value is an error naming the key
@@ -23,9 +24,8 @@ struct ConfigFile: Equatable {
     func provider(_ setting: Setting) -> Provider? { text(setting).flatMap(Provider.init(rawValue:)) }
 
     /// A problem with the file.
-    struct Problem: Error, CustomStringConvertible, Equatable {
+    struct Problem: TroveError, Equatable {
         var message: String
-        var description: String { message }
     }
 
     /// The path the environment points at.

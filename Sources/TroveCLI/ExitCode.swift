@@ -1,4 +1,4 @@
-import TroveKit
+import TroveSystem
 
 /// The process exit statuses, as documented in `trove help`.
 enum ExitCode {
@@ -9,12 +9,13 @@ enum ExitCode {
     static let unavailable: Int32 = 69
     static let interrupted: Int32 = 130
 
+    /// The status for `error`, from its fault (`TroveError`).
     static func forError(_ error: any Error) -> Int32 {
-        if error is UsageError { return usage }
-        switch FailureKind(error) {
-        case .unavailable: return unavailable
-        case .interrupted: return interrupted
-        case .failure: return failure
+        switch Fault(error) {
+        case .usage: usage
+        case .unavailable: unavailable
+        case .interrupted: interrupted
+        case .failure: failure
         }
     }
 }

@@ -66,13 +66,12 @@ public enum Launcher {
         }
         do {
             return try await command.parse(rest).run(console)
-        } catch let error as UsageError {
-            console.log("Error: \(error.message)")
-            console.log("Usage: \(command.usage)   (see: trove \(command.name) --help)")
-            return ExitCode.usage
         } catch {
             console.log("Error: \(String(describing: error))")
-            return ExitCode.forError(error)
+            let status = ExitCode.forError(error)
+            // A usage fault (the command line, or a search request built from it) comes with the usage line.
+            if status == ExitCode.usage { console.log("Usage: \(command.usage)   (see: trove \(command.name) --help)") }
+            return status
         }
     }
 

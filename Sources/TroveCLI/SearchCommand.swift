@@ -225,14 +225,8 @@ struct SearchCommand: Command {
         configuration.vectorLoad = vectorLoad
         let index = try TroveIndex(opening: configuration)
         try await index.checkRequestedModel(model)
-        let hits: [SearchHit]
-        do {
-            hits = try await index.search(request)
-        } catch let error as SearchFilterError {
-            throw UsageError(error.message)
-        } catch let error as SearchRequestError {
-            throw UsageError(error.message)
-        }
+        // A filter or parameter the index refuses is a usage fault (exit 64, with the usage line).
+        let hits = try await index.search(request)
         try print(hits, model: try await index.embeddingModel() ?? "", console)
         if hits.isEmpty { console.log(try await emptyMessage(index)) }
         return ExitCode.success

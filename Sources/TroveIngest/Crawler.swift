@@ -82,10 +82,9 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Failure of the walk itself (root missing, not a folder).
-public struct CrawlError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct CrawlError: TroveError, Equatable {
     public var message: String
     public init(message: String) { self.message = message }
-    public var description: String { message }
 }
 
 /// Walks a folder tree honouring ignore rules.

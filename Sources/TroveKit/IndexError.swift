@@ -1,5 +1,7 @@
+import TroveSystem
+
 /// Failures of using an index: it is empty, or it was built differently from what is asked now.
-public struct IndexError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct IndexError: TroveError, Equatable {
     public enum Code: Sendable, Equatable {
         case empty, modelMismatch, dimensionMismatch, chunkerMismatch, embedderMismatch, noRoots
         /// The model's weights changed under the same name (`ollama pull`); `--reembed` rebuilds the vectors.
@@ -16,8 +18,6 @@ public struct IndexError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
 
     static func empty(_ path: String) -> IndexError {
         IndexError(code: .empty, message: "index \(path) is empty — run: trove index FOLDER")

@@ -1,5 +1,6 @@
 import Foundation
 import TroveStore
+import TroveSystem
 
 /// A document's indexed text, or a line range of it, with line numbers.
 public struct DocumentText: Sendable, Equatable {
@@ -27,11 +28,10 @@ public struct DocumentText: Sendable, Equatable {
 }
 
 /// A `get` that cannot be answered: a path outside the index, or lines past the end.
-public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct DocumentError: TroveError, Equatable {
     /// A lowercase sentence saying what to do.
     public var message: String
     public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
 
 extension TroveIndex {

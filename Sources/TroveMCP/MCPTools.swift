@@ -351,7 +351,10 @@ struct Arguments {
 }
 
 /// A tool's arguments are wrong: the message says how to call it.
-struct ToolError: Error, CustomStringConvertible {
-    var description: String
-    init(_ message: String) { description = message }
+struct ToolError: TroveError {
+    var message: String
+    init(_ message: String) { self.message = message }
+
+    /// Who is at fault: the tool call.
+    var fault: Fault { .usage }
 }

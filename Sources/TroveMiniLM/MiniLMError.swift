@@ -1,5 +1,7 @@
+import TroveSystem
+
 /// Why the built-in model could not load or run.
-public struct MiniLMError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct MiniLMError: TroveError, Equatable {
     /// What kind of failure.
     public enum Code: String, Sendable {
         /// A model file is absent.
@@ -19,5 +21,6 @@ public struct MiniLMError: Error, CustomStringConvertible, Sendable, Equatable {
         self.message = message
     }
 
-    public var description: String { message }
+    /// A missing model file is a missing service (exit 69): `trove doctor` says how to get it.
+    public var fault: Fault { code == .missingFile ? .unavailable : .failure }
 }

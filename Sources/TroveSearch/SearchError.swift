@@ -1,5 +1,7 @@
+import TroveSystem
+
 /// Why a query cannot be ranked against a matrix.
-public struct SearchError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SearchError: TroveError, Equatable {
     /// The kind of failure, for callers that branch on it.
     public enum Code: Sendable, Equatable {
         /// The query's length differs from the matrix dimension.
@@ -18,7 +20,4 @@ public struct SearchError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -1,7 +1,8 @@
 import CSQLite
+import TroveSystem
 
 /// Every failure of the store: a code, a lowercase sentence for the user, and the SQL that failed (never its values).
-public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct StoreError: TroveError, CustomDebugStringConvertible {
     /// What went wrong, for code that reacts to it.
     public enum Code: Sendable, Equatable {
         case missingIndex, cannotOpen
@@ -39,13 +40,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, CustomDebugS
         self.sql = sql
     }
 
-    /// The user-facing sentence.
-    public var description: String { message }
-
     /// The sentence plus the failing SQL, for logs and test failures.
     public var debugDescription: String {
         sql.map { "\(message) [sql: \($0)]" } ?? message
     }
+
+    /// An unreachable database server is a missing service (exit 69), like a model server.
+    public var fault: Fault { code == .unavailable ? .unavailable : .failure }
 }
 
 extension StoreError {

@@ -8,6 +8,18 @@ public enum Fault: Sendable, Equatable, CaseIterable {
     case interrupted
     /// Anything else (exit 1).
     case failure
+
+    /// The fault of any error: a `TroveError`'s own, a cancelled task's (`interrupted`), else `failure`. The one
+    /// place a front end turns an error into a way to report it.
+    public init(_ error: any Error) {
+        if let error = error as? any TroveError {
+            self = error.fault
+        } else if error is CancellationError {
+            self = .interrupted
+        } else {
+            self = .failure
+        }
+    }
 }
 
 /// The one shape of Trove's errors: a sentence that says what happened (lowercase, specific, with the value or path),

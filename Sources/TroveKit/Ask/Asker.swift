@@ -1,5 +1,6 @@
 import TroveIngest
 import TroveStore
+import TroveSystem
 
 /// How `trove ask` and `trove chat` talk to the chat model.
 public struct AskOptions: Sendable {
@@ -68,7 +69,7 @@ public struct AnswerFailure: Sendable, Equatable {
     /// The error's sentence.
     public var message: String
     /// How a front end should report it.
-    public var kind: FailureKind
+    public var kind: Fault
 }
 
 /// Retrieval, then the passages that cover the question, before a model is asked anything.
@@ -168,7 +169,7 @@ public struct Asker: Sendable {
             }
             interrupted = Task.isCancelled
         } catch {
-            switch FailureKind(error) {
+            switch Fault(error) {
             case .interrupted: interrupted = true
             case _ where Task.isCancelled: interrupted = true
             case let kind:

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import TroveIngest
 import TroveStore
+import TroveSystem
 
 /// Which documents a search may return, decided before any ranking so top-k is taken among them only.
 /// Kinds of condition combine with AND; the values of one kind (several globs, extensions, roots) with OR.
@@ -85,15 +86,15 @@ public struct SearchFilter: Sendable, Equatable, Codable {
 }
 
 /// A filter that cannot be applied as given.
-public struct SearchFilterError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SearchFilterError: TroveError, Equatable {
     /// A lowercase sentence saying what to do.
     public var message: String
 
     /// An error with its message.
     public init(_ message: String) { self.message = message }
 
-    /// The message.
-    public var description: String { message }
+    /// Who is at fault: the request (exit 64).
+    public var fault: Fault { .usage }
 }
 
 extension SearchFilter {

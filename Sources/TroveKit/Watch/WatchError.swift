@@ -1,5 +1,7 @@
+import TroveSystem
+
 /// Failures of watching folders (inotify could not start); what goes wrong in a pass is the indexer's error.
-public struct WatchError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct WatchError: TroveError, Equatable {
     public enum Code: Sendable, Equatable {
         case inotify, noFolders
     }
@@ -12,6 +14,4 @@ public struct WatchError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
 }
