@@ -73,9 +73,9 @@ struct IndexCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, console: console)
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
-        let isNew = try !IndexLocation.indexExists(settings.indexPath)
+        let isNew = try !settings.location.exists()
         if isNew && roots.isEmpty {
-            throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove index FOLDER")
+            throw UsageError("no index at \(settings.location) yet — name a folder: trove index FOLDER")
         }
         // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
         let index = try indexing.createIndex(settings)

@@ -61,7 +61,7 @@ struct McpCommand: Command {
             MCPTools.Settings(
                 configuration: try settings.configuration, chatModel: settings.chatModel(flag: chatModelFlag),
                 chatModelChosen: settings.chatModelChosen(flag: chatModelFlag)))
-        console.log("trove mcp: serving \(IndexLocation.display(settings.indexPath)) on stdin/stdout")
+        console.log("trove mcp: serving \(settings.location) on stdin/stdout")
         // Loading meanwhile: `initialize` is answered at once, and a first search waits only for what is left.
         Task { await tools.warmUp() }
         if watch { try await WatchLog.background(settings.openIndex(), console: console) }

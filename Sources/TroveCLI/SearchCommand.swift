@@ -213,7 +213,7 @@ struct SearchCommand: Command {
         // also gives errors their exit codes.
         if !cold, model == nil, vectorLoad == .map,
             let answer = SearchServer.ask(
-                request, style: style(console), indexPath: settings.indexPath,
+                request, style: style(console), location: settings.location,
                 admission: settings.servingAdmission, warn: console.log),
             let output = answer.output, let count = answer.count, count > 0
         {

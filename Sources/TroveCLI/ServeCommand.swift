@@ -43,14 +43,14 @@ struct ServeCommand: Command {
         let index = try settings.openIndex()
         try await index.warmUp()
         if watch { try await WatchLog.background(index, console: console) }
-        let socket = SearchServer.socketPath(forIndex: settings.indexPath)
+        let socket = SearchServer.socketPath(for: settings.location)
         // Ctrl-C or SIGTERM stops the server, which removes its socket; a second signal exits at once.
         let stop = StopSignal()
         Interrupts.onNext { stop.stop() }
         defer { Interrupts.clear() }
         try await SearchServer.serve(
-            index, indexPath: settings.indexPath, admission: settings.servingAdmission, stop: stop,
-            ready: { console.log("serving \(IndexLocation.display(settings.indexPath)) on \(socket); Ctrl-C stops") },
+            index, location: settings.location, admission: settings.servingAdmission, stop: stop,
+            ready: { console.log("serving \(settings.location) on \(socket); Ctrl-C stops") },
             log: console.log)
         console.log("stopped; \(socket) removed")
         return ExitCode.interrupted

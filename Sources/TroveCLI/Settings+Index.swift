@@ -20,7 +20,7 @@ extension Settings {
     var configuration: TroveConfiguration {
         get throws {
             var configuration = TroveConfiguration(
-                location: indexPath, ollama: client, modelFolder: modelFolder, embedThreads: try embedThreads())
+                location: location, ollama: client, modelFolder: modelFolder, embedThreads: try embedThreads())
             configuration.openAI = try openAIClient()
             configuration.chatProvider = try chatProvider()
             if configuration.chatProvider == .openai { configuration.chatServer = try chatServer() }

@@ -5,7 +5,8 @@ import TroveKit
 /// The effective settings of a run: flags over environment over the config file over built-in defaults, for the
 /// settings `Setting.all` declares.
 struct Settings {
-    var indexPath: String
+    /// Where the index lives, parsed once.
+    var location: IndexLocation
     var ollamaURL: URL
     var environment: [String: String]
     /// The config file, read once (empty when there is none).
@@ -21,10 +22,10 @@ struct Settings {
         self.environment = environment
         apiKeyFlag = apiKey
         file = try ConfigFile.load(environment: environment)
-        indexPath = IndexLocation.resolve(flag: nil, environment: environment)
+        location = IndexLocation.standard(environment: environment)
         ollamaURL = OllamaHost.defaultURL
         if let index = resolve(Setting.index, flag: common.index) {
-            indexPath = IndexLocation.expandingTilde(index.value, environment: environment)
+            location = IndexLocation.parse(index.value, environment: environment)
         }
         if let host = resolve(Setting.ollamaURL, flag: common.ollama) {
             do {
@@ -156,7 +157,7 @@ struct Settings {
                 var url = ollamaURL.absoluteString
                 while url.hasSuffix("/") { url.removeLast() }
                 entry.value = url
-            case Setting.index.key: entry.value = indexPath
+            case Setting.index.key: entry.value = location.text
             case Setting.apiKey.key: entry.value = given == nil ? "(not set)" : "(set, hidden)"
             case Setting.requestTimeout.key: entry.value += " s"
             default: break

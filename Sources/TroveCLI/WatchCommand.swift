@@ -68,8 +68,8 @@ struct WatchCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
-        if roots.isEmpty, try !IndexLocation.indexExists(settings.indexPath) {
-            throw UsageError("no index at \(IndexLocation.display(settings.indexPath)) yet — name a folder: trove watch FOLDER")
+        if roots.isEmpty, try !settings.location.exists() {
+            throw UsageError("no index at \(settings.location) yet — name a folder: trove watch FOLDER")
         }
         let index = try indexing.createIndex(settings)
         var options = options

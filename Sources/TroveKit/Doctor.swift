@@ -25,7 +25,8 @@ public struct DoctorCheck: Sendable, Equatable {
 public struct Doctor: Sendable {
     public var client: OllamaClient
     public var model: String
-    public var indexPath: String
+    /// The index checked.
+    public var location: IndexLocation
     /// Who embeds: with `builtin`, the model files are checked instead of the Ollama server.
     public var provider = Provider.ollama
     /// Where the built-in model lives; nil skips its check.
@@ -35,10 +36,10 @@ public struct Doctor: Sendable {
     /// Whether `chatModel` is on this Ollama (false when another provider writes answers).
     public var checksOllamaChat = true
 
-    public init(client: OllamaClient, model: String, indexPath: String, chatModel: String? = nil) {
+    public init(client: OllamaClient, model: String, location: IndexLocation, chatModel: String? = nil) {
         self.client = client
         self.model = model
-        self.indexPath = indexPath
+        self.location = location
         self.chatModel = chatModel
     }
 
@@ -110,13 +111,13 @@ public struct Doctor: Sendable {
     }
 
     func indexCheck() -> DoctorCheck {
-        let shown = StoreLocation.display(indexPath)
-        guard StoreLocation.exists(indexPath) else {
+        let shown = location.description
+        guard location.mayExist else {
             return DoctorCheck(
                 name: "index", passed: true, detail: "no index yet at \(shown) (trove index FOLDER creates it)")
         }
         do {
-            let store = try StoreLocation.open(indexPath, createIfMissing: false)
+            let store = try location.open(createIfMissing: false)
             let stats = try store.statistics()
             guard let manifest = try store.manifest() else {
                 return DoctorCheck(name: "index", passed: true, detail: "\(shown) is empty")

@@ -6,9 +6,8 @@ import TroveStore
 /// Everything a front end decides before it opens an index: where it is and which model servers to use. The
 /// front end resolves flags, environment and config file into this; TroveKit reads no environment of its own.
 public struct TroveConfiguration: Sendable {
-    /// Where the index lives: a file path. (A `postgresql://` URL selects another store once one lands; the
-    /// facade's API does not change with the store.)
-    public var location: String
+    /// Where the index lives: a SQLite file or a PostgreSQL schema (the facade's API does not change with the store).
+    public var location: IndexLocation
     /// The Ollama server that embeds (for an index that records `ollama`) and writes answers.
     public var ollama: OllamaClient
     /// The OpenAI-compatible server (`--base-url`) for an index that records `openai`; nil when none is named.
@@ -25,7 +24,7 @@ public struct TroveConfiguration: Sendable {
     package var vectorLoad = VectorLoadMode.map
 
     /// A configuration; `modelFolder` defaults to where `Scripts/install-model.sh` puts the model.
-    public init(location: String, ollama: OllamaClient, modelFolder: String, embedThreads: Int? = nil) {
+    public init(location: IndexLocation, ollama: OllamaClient, modelFolder: String, embedThreads: Int? = nil) {
         self.location = location
         self.ollama = ollama
         self.modelFolder = modelFolder

@@ -10,13 +10,12 @@ extension TroveIndex {
     public static func doctor(
         _ configuration: TroveConfiguration, model: String?, chatModel: String?, choice: EmbedderChoice
     ) async -> [DoctorCheck] {
-        let path = configuration.location
+        let location = configuration.location
         let manifest =
-            StoreLocation.exists(path)
-            ? (try? StoreLocation.open(path, createIfMissing: false).manifest()) ?? nil : nil
+            location.mayExist ? (try? location.open(createIfMissing: false).manifest()) ?? nil : nil
         var doctor = Doctor(
             client: configuration.ollama, model: model ?? manifest?.model ?? choice.defaultOllamaModel,
-            indexPath: path, chatModel: chatModel)
+            location: location, chatModel: chatModel)
         doctor.modelFolder = configuration.modelFolder
         doctor.provider = manifest?.embedder ?? choice.defaultProvider ?? .ollama
         doctor.checksOllamaChat = configuration.chatProvider == .ollama

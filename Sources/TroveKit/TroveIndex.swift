@@ -45,13 +45,13 @@ public actor TroveIndex {
 
     /// The store `configuration.location` names: a SQLite file, or a PostgreSQL URL.
     static func openStore(_ configuration: TroveConfiguration, createIfMissing: Bool) throws -> any IndexBackend {
-        let store = try StoreLocation.open(configuration.location, createIfMissing: createIfMissing)
+        let store = try configuration.location.open(createIfMissing: createIfMissing)
         (store as? SQLiteStore)?.vectorLoad = configuration.vectorLoad
         return store
     }
 
     /// The index's location as it may be shown: a path, or a URL without its password.
-    public nonisolated var location: String { StoreLocation.display(configuration.location) }
+    public nonisolated var location: String { configuration.location.description }
 
     /// The embedding model the index records, or nil for a new index.
     public func embeddingModel() throws -> String? { try store.manifest()?.model }

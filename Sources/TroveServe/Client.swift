@@ -15,10 +15,10 @@ extension SearchServer {
     /// search error is returned as `error` for the caller to judge. With `style` the answer is the client's output
     /// (`output`, `count`) instead of its hits.
     package static func ask(
-        _ request: SearchRequest, style: OutputStyle? = nil, indexPath: String, admission: Admission,
+        _ request: SearchRequest, style: OutputStyle? = nil, location: IndexLocation, admission: Admission,
         limits: Limits = Limits(), warn: (String) -> Void = { _ in }
     ) -> Response? {
-        let path = socketPath(forIndex: indexPath)
+        let path = socketPath(for: location)
         func once(_ message: String) -> Response? {
             if warned.withLock({ $0.insert(message).inserted }) { warn(message) }
             return nil
@@ -54,7 +54,7 @@ extension SearchServer {
         guard response.protocol == protocolVersion else {
             let theirs = response.protocol.map { "protocol \($0)" } ?? "an older protocol"
             return once(
-                "the trove serve for \(indexPath) speaks \(theirs), this trove speaks protocol \(protocolVersion) — "
+                "the trove serve for \(location.text) speaks \(theirs), this trove speaks protocol \(protocolVersion) — "
                     + "searching without it; restart trove serve")
         }
         if response.code == Refusal.embedding.rawValue || response.code == Refusal.protocolMismatch.rawValue {

@@ -3,16 +3,16 @@ import TroveOutput
 
 /// The server `trove serve` runs: its index searched for each client, the hits printed as the client would have.
 extension SearchServer {
-    /// Serves `index` (open at `indexPath`) until `stop` is raised. `admission` is the server process's own settings:
+    /// Serves `index` (open at `location`) until `stop` is raised. `admission` is the server process's own settings:
     /// clients are admitted by those the index's provider uses (another `--ollama` matters only to Ollama's). What
     /// happens to the index (a reload, another embedder) goes to `log`.
     package static func serve(
-        _ index: TroveIndex, indexPath: String, admission: Admission, limits: Limits = Limits(), stop: StopSignal,
+        _ index: TroveIndex, location: IndexLocation, admission: Admission, limits: Limits = Limits(), stop: StopSignal,
         ready: () -> Void, log: (String) -> Void
     ) async throws {
         let provider = try await index.provider()
         try await serve(
-            indexPath: indexPath, admission: admission.used(by: provider), limits: limits, stop: stop, ready: ready
+            location: location, admission: admission.used(by: provider), limits: limits, stop: stop, ready: ready
         ) { request, style in
             await answer(request, style: style, index: index, provider: provider, stop: stop, log: log)
         }

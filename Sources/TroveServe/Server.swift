@@ -19,17 +19,17 @@ extension SearchServer {
     /// `admission` is the settings the server's index uses (`Admission.used(by:)`): a client whose own differ there is
     /// refused, never answered. `answer` gets the client's `OutputStyle` when it sent one.
     package static func serve(
-        indexPath: String, admission: Admission, limits: Limits = Limits(), stop: StopSignal? = nil,
+        location: IndexLocation, admission: Admission, limits: Limits = Limits(), stop: StopSignal? = nil,
         ready: () -> Void, answer: (SearchRequest, OutputStyle?) async -> Response
     ) async throws {
-        let path = socketPath(forIndex: indexPath)
+        let path = socketPath(for: location)
         guard path.utf8.count < 108 else {
             throw ServeError("socket path \(path) is too long for a Unix socket — move the index to a shorter path")
         }
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         if Socket.connect(probe, path: path) {
             close(probe)
-            throw ServeError("a trove serve is already answering for \(indexPath)")
+            throw ServeError("a trove serve is already answering for \(location.text)")
         }
         close(probe)
         var info = stat()

@@ -4,12 +4,12 @@ import TroveKit
 import TroveSystem
 
 extension SearchServer {
-    /// The socket for the index at `indexPath`: beside a SQLite file; for a PostgreSQL URL, which has no folder of
+    /// The socket for the index at `location`: beside a SQLite file; for a PostgreSQL URL, which has no folder of
     /// its own, `/tmp/trove-UID-HASH.sock` (HASH of the URL without its password: one server per user and index,
     /// and the owner check below refuses another user's socket of that name).
-    package static func socketPath(forIndex indexPath: String) -> String {
-        guard IndexLocation.isPostgres(indexPath) else { return indexPath + ".sock" }
-        let hash = FNV1a.hash(IndexLocation.display(indexPath).utf8)
+    package static func socketPath(for location: IndexLocation) -> String {
+        guard case .postgres = location else { return location.text + ".sock" }
+        let hash = FNV1a.hash(location.description.utf8)
         return "/tmp/trove-\(getuid())-\(String(hash, radix: 16)).sock"
     }
 }

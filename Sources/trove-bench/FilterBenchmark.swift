@@ -30,7 +30,7 @@ enum FilterBenchmark {
         let base: String
         if let url = arguments.value(Self.postgresURL) { base = url } else { base = try await PostgresServer.url() }
         let url = try IndexBenchmark.schemaURL(base, "bench_filters_\(getpid())")
-        let opened = try StoreLocation.open(url, createIfMissing: true)
+        let opened = try IndexLocation(url).open(createIfMissing: true)
         guard let store = opened as? any IndexBackend & VectorQueryStore else {
             throw UsageError("--postgres-url must name a PostgreSQL server")
         }

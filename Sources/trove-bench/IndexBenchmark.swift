@@ -97,7 +97,7 @@ enum IndexBenchmark {
                     kind == "sqlite"
                     ? work.path + "/bench\(number).sqlite"
                     : try schemaURL(postgres ?? "", "bench_\(getpid())_\(number)")
-                let store = try StoreLocation.open(location, createIfMissing: true)
+                let store = try IndexLocation(location).open(createIfMissing: true)
                 let options = IndexOptions(roots: [tree], batchSize: batch, jobs: jobs)
                 let first = try await Indexer(store: store, embedder: embedder).run(options) { _ in }
                 let stored = first.chunksEmbedded + first.chunksReused
@@ -120,7 +120,7 @@ enum IndexBenchmark {
 
     /// `url` selecting the schema `name` (replacing one it names).
     static func schemaURL(_ url: String, _ name: String) throws -> String {
-        guard StoreLocation.isPostgres(url) else { throw UsageError("--postgres-url expects postgresql://…, got '\(url)'") }
+        guard case .postgres = IndexLocation(url) else { throw UsageError("--postgres-url expects postgresql://…, got '\(url)'") }
         var parts = url.split(separator: "?", maxSplits: 1).map(String.init)
         let query = parts.count > 1 ? parts[1].split(separator: "&").filter { !$0.hasPrefix("schema=") } : []
         parts = [parts[0], (query.map(String.init) + ["schema=" + name]).joined(separator: "&")]

@@ -28,7 +28,7 @@ struct PostgresCommandTests {
         let forget = await trove(["forget", corpora], index: url, server: server)
         #expect(forget.status == 0, "\(forget.error)")
         #expect(await trove(["vacuum"], index: url, server: server).status == 0)
-        #expect(try StoreLocation.open(url, createIfMissing: false).statistics().documents == 0)
+        #expect(try IndexLocation(url).open(createIfMissing: false).statistics().documents == 0)
     }
 
     @Test("a failed HNSW build is one stderr line saying what to do, the run still succeeds, and status shows it")
@@ -137,7 +137,7 @@ struct PostgresCommandTests {
             ["index", "--batch", "4", notes], environment: host.merging(["TROVE_INDEX": reference]) { $1 })
         try #require(full.status == 0, "\(full.error)")
         let duration = Date().timeIntervalSince(started)
-        let expected = try StoreLocation.open(reference, createIfMissing: false).contentRows()
+        let expected = try IndexLocation(reference).open(createIfMissing: false).contentRows()
 
         let seed = UInt64(Date().timeIntervalSince1970 * 1000) % 100_000
         var generator = SplitMix64(seed: seed)
@@ -157,7 +157,7 @@ struct PostgresCommandTests {
             child.signal(SIGKILL)
             let killed = await child.wait()
             let context = "seed \(seed), trial \(trial), killed after \(delay) s (status \(killed.status))"
-            if let store = try? StoreLocation.open(index, createIfMissing: false) {
+            if let store = try? IndexLocation(index).open(createIfMissing: false) {
                 #expect(try store.integrityCheck() == "ok", "\(context)")
                 #expect(try store.halfWrittenDocuments().isEmpty, "\(context)")
                 let documents = try store.statistics().documents
@@ -166,7 +166,7 @@ struct PostgresCommandTests {
             // The killed session's advisory locks went with it: the rerun is not refused.
             let rerun = try await runBinary(["index", "--batch", "4", notes], environment: environment)
             #expect(rerun.status == 0, "\(context): \(rerun.error)")
-            #expect(try StoreLocation.open(index, createIfMissing: false).contentRows() == expected, "\(context)")
+            #expect(try IndexLocation(index).open(createIfMissing: false).contentRows() == expected, "\(context)")
         }
         #expect(partial >= 1, "seed \(seed): none of the kills left a partly built index")
     }

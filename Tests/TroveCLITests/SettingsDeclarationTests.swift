@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveKit
 
 @testable import TroveCLI
 
@@ -87,5 +88,38 @@ struct IndexingOptionsTests {
             let names = Set(spec.groups.flatMap(\.options).map(\.long))
             #expect(ModelServerOptions.options.allSatisfy { names.contains($0.long) }, "trove \(command)")
         }
+    }
+}
+
+@Suite("where the index lives, parsed once")
+struct IndexLocationSettingTests {
+    @Test(
+        "index path: flag, then TROVE_INDEX, then XDG_DATA_HOME, then ~/.local/share",
+        arguments: [
+            ("/x/i.sqlite", ["TROVE_INDEX": "/y.sqlite"], "/x/i.sqlite"),
+            (nil, ["TROVE_INDEX": "/y.sqlite", "XDG_DATA_HOME": "/d"], "/y.sqlite"),
+            (nil, ["XDG_DATA_HOME": "/d", "HOME": "/h"], "/d/trove/index.sqlite"),
+            (nil, ["HOME": "/h"], "/h/.local/share/trove/index.sqlite"),
+            (nil, ["XDG_DATA_HOME": "relative", "HOME": "/h"], "/h/.local/share/trove/index.sqlite"),
+            ("~/notes.sqlite", ["HOME": "/h"], "/h/notes.sqlite"),
+        ] as [(String?, [String: String], String)])
+    func indexLocation(flag: String?, environment: [String: String], expected: String) throws {
+        #expect(try Self.location(flag: flag, environment) == .file(expected))
+    }
+
+    @Test("a PostgreSQL URL is told from a path once, wherever it was given")
+    func postgres() throws {
+        let url = "postgresql://trove:secret@db/notes?schema=work"
+        #expect(try Self.location(flag: url, [:]) == .postgres(url))
+        #expect(try Self.location(flag: nil, ["TROVE_INDEX": "postgres://db/notes"]) == .postgres("postgres://db/notes"))
+        #expect(IndexLocation(url).description == "postgresql://trove@db/notes?schema=work")
+    }
+
+    /// The location `--index flag` and `environment` give (no config file).
+    static func location(flag: String?, _ environment: [String: String]) throws -> IndexLocation {
+        var arguments = try Arguments(flag.map { ["--index", $0] } ?? [], options: CommonOptions.options)
+        let common = try CommonOptions(parsing: &arguments)
+        let isolated = environment.merging(["XDG_CONFIG_HOME": "/nonexistent-config"]) { $1 }
+        return try Settings(common, environment: isolated).location
     }
 }

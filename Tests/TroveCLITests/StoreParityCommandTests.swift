@@ -53,7 +53,7 @@ struct StoreParityCommandTests {
             #expect(chat.status == 0, "\(kind): \(chat.error)")
             #expect(chat.output.components(separatedBy: "Use a jump host [2].").count == 3, "\(kind)")
             // The session is in the index itself, whichever store holds it.
-            let store = try StoreLocation.open(index, createIfMissing: false)
+            let store = try IndexLocation(index).open(createIfMissing: false)
             let session = try store.chatSession(named: "ops", chatModel: "llama3.2")
             let turns = try store.chatMessages(sessionID: session.id)
             #expect(turns.map(\.role) == [.user, .assistant, .user, .assistant], "\(kind)")
@@ -98,6 +98,6 @@ struct StoreParityCommandTests {
         child.signal(SIGTERM)
         let run = await child.wait()
         #expect(run.status == 130, "\(kind): \(run.error)")
-        #expect(try StoreLocation.open(index, createIfMissing: false).halfWrittenDocuments().isEmpty)
+        #expect(try IndexLocation(index).open(createIfMissing: false).halfWrittenDocuments().isEmpty)
     }
 }

@@ -16,7 +16,7 @@ struct FacadeTests {
         server = try FakeOllamaServer()
         folder = try TemporaryDirectory()
         configuration = TroveConfiguration(
-            location: folder.path + "/i.sqlite", ollama: OllamaClient(baseURL: server.baseURL), modelFolder: "/none")
+            location: .file(folder.path + "/i.sqlite"), ollama: OllamaClient(baseURL: server.baseURL), modelFolder: "/none")
     }
 
     private var corpora: String {

@@ -4,20 +4,6 @@ import TroveKit
 @Suite("Where the index lives and how models are prompted")
 struct SettingsTests {
     @Test(
-        "index path: flag, then TROVE_INDEX, then XDG_DATA_HOME, then ~/.local/share",
-        arguments: [
-            ("/x/i.sqlite", ["TROVE_INDEX": "/y.sqlite"], "/x/i.sqlite"),
-            (nil, ["TROVE_INDEX": "/y.sqlite", "XDG_DATA_HOME": "/d"], "/y.sqlite"),
-            (nil, ["XDG_DATA_HOME": "/d", "HOME": "/h"], "/d/trove/index.sqlite"),
-            (nil, ["HOME": "/h"], "/h/.local/share/trove/index.sqlite"),
-            (nil, ["XDG_DATA_HOME": "relative", "HOME": "/h"], "/h/.local/share/trove/index.sqlite"),
-            ("~/notes.sqlite", ["HOME": "/h"], "/h/notes.sqlite"),
-        ] as [(String?, [String: String], String)])
-    func indexLocation(flag: String?, environment: [String: String], expected: String) {
-        #expect(IndexLocation.resolve(flag: flag, environment: environment) == expected)
-    }
-
-    @Test(
         "models get their family's documented task prefixes",
         arguments: [
             ("nomic-embed-text", "search_query: ", "search_document: "),

@@ -25,7 +25,7 @@ struct StoreParityTests {
     }
 
     private func configuration(_ location: String) -> TroveConfiguration {
-        TroveConfiguration(location: location, ollama: OllamaClient(baseURL: server.baseURL), modelFolder: "/none")
+        TroveConfiguration(location: IndexLocation(location), ollama: OllamaClient(baseURL: server.baseURL), modelFolder: "/none")
     }
 
     @discardableResult
@@ -79,7 +79,7 @@ struct StoreParityTests {
             let index = try TroveIndex(creating: configuration(location), embedder: EmbedderChoice(provider: .ollama))
             try await run(index, IndexOptions(roots: [corpora]))
             hits.append(try await index.search(SearchRequest(query: "rotate the deploy key", mode: .vector, limit: 8)))
-            contents.append(try StoreLocation.open(location, createIfMissing: false).contentRows())
+            contents.append(try IndexLocation(location).open(createIfMissing: false).contentRows())
             // Hybrid fusion runs the same code on both; each ranking is its store's own.
             #expect(try await !index.search(SearchRequest(query: "rotate the deploy key", limit: 5)).isEmpty)
         }
@@ -124,7 +124,7 @@ struct StoreParityTests {
             try await run(index, IndexOptions(roots: [corpora, edges]))
             let everything = try await index.search(
                 SearchRequest(query: "heron note", mode: .keyword, limit: 10_000, groupByDocument: false))
-            let all = try StoreLocation.open(location, createIfMissing: false).searchableDocuments()
+            let all = try IndexLocation(location).open(createIfMissing: false).searchableDocuments()
             var perFilter: [[String]] = []
             for filter in filters {
                 // Every allowed passage (a limit past the index's size): the exact set the filter allows.
@@ -159,7 +159,7 @@ struct StoreParityTests {
         async let a = run(first, IndexOptions(roots: [engineering], batchSize: 4, maxDocumentsPerTransaction: 2))
         async let b = run(second, IndexOptions(roots: [howto], batchSize: 4, maxDocumentsPerTransaction: 2))
         let (one, two) = try await (a, b)
-        let store = try StoreLocation.open(location, createIfMissing: false)
+        let store = try IndexLocation(location).open(createIfMissing: false)
         #expect(try store.roots().map(\.documentCount) == [one.newDocuments, two.newDocuments])
         #expect(try store.halfWrittenDocuments().isEmpty)
         #expect(try store.statistics().chunks == one.chunksEmbedded + one.chunksReused + two.chunksEmbedded + two.chunksReused)
@@ -184,7 +184,7 @@ struct StoreParityTests {
         let summary = try await run(other, IndexOptions(roots: [], reembed: true))
         #expect(summary.chunksReembedded > 0)
         #expect(try await index.embeddingModel() == "all-minilm")
-        let store = try StoreLocation.open(location, createIfMissing: false)
+        let store = try IndexLocation(location).open(createIfMissing: false)
         #expect(try store.vectorGeneration() == 1)
         #expect(try store.statistics().vectors == store.statistics().chunks)
         #expect(try await !index.search(SearchRequest(query: "git", mode: .vector, limit: 3)).isEmpty)

@@ -31,7 +31,7 @@ final class WatchRig: Sendable {
         for (path, text) in files { try folder.write("notes/" + path, text) }
         index = try TroveIndex(
             creating: TroveConfiguration(
-                location: folder.path + "/i.sqlite", ollama: OllamaClient(baseURL: server.baseURL),
+                location: .file(folder.path + "/i.sqlite"), ollama: OllamaClient(baseURL: server.baseURL),
                 modelFolder: "/none"), embedder: EmbedderChoice(provider: .ollama))
         var options = WatchOptions(
             index: IndexOptions(roots: [root], retry: RetryPolicy(retries: 0)), quiet: .milliseconds(100),

@@ -49,7 +49,7 @@ final class Rig: Sendable {
 
     static func configuration(server: FakeOllamaServer, indexPath: String) -> TroveConfiguration {
         TroveConfiguration(
-            location: indexPath, ollama: OllamaClient(baseURL: server.baseURL), modelFolder: "/nonexistent")
+            location: IndexLocation(indexPath), ollama: OllamaClient(baseURL: server.baseURL), modelFolder: "/nonexistent")
     }
 
     /// Sends one line, as the client would.

@@ -28,7 +28,7 @@ private final class Server: Sendable {
         let started = AsyncStream<Void>.makeStream()
         task = Task.detached {
             try await SearchServer.serve(
-                indexPath: path, admission: admission, limits: limits, stop: stop,
+                location: IndexLocation(path), admission: admission, limits: limits, stop: stop,
                 ready: { started.continuation.yield() }
             ) { request, printing in
                 answered.value.add(1, ordering: .relaxed)
@@ -49,7 +49,7 @@ private final class Server: Sendable {
         for await _ in started.stream { break }
     }
 
-    var socketPath: String { SearchServer.socketPath(forIndex: indexPath) }
+    var socketPath: String { SearchServer.socketPath(for: IndexLocation(indexPath)) }
 
     func finish() async throws {
         stop.stop()
@@ -197,7 +197,7 @@ struct SearchServerTests {
         let start = ContinuousClock.now
         let indexPath = server.indexPath
         let response = await blocking {
-            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: Server.admission)
+            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), location: IndexLocation(indexPath), admission: Server.admission)
         }
         #expect(response?.hits?.first?.text == "q")
         // Served while the silent ones wait out their 20 s each (a server reading one client at a time would take
@@ -217,7 +217,7 @@ struct SearchServerTests {
         for query in ["q", "big"] {
             let response = await blocking {
                 SearchServer.ask(
-                    SearchRequest(query: query, mode: .keyword), style: printing, indexPath: indexPath,
+                    SearchRequest(query: query, mode: .keyword), style: printing, location: IndexLocation(indexPath),
                     admission: Server.admission)
             }
             let line = "jsonl /home/ü \"x\"\n"
@@ -236,7 +236,7 @@ struct SearchServerTests {
         for _ in 0..<2 {
             let response = await blocking {
                 SearchServer.ask(
-                    SearchRequest(query: "q", mode: .keyword), indexPath: indexPath,
+                    SearchRequest(query: "q", mode: .keyword), location: IndexLocation(indexPath),
                     admission: SearchServer.Admission(ollama: "http://other:1", builtinModels: "/m", openAI: ""),
                     warn: { message in warnings.withLock { $0.append(message) } })
             }
@@ -256,12 +256,12 @@ struct SearchServerTests {
         let indexPath = server.indexPath
         let otherOllama = SearchServer.Admission(ollama: "http://other:1", builtinModels: "/m", openAI: "http://x/v1")
         let answered = await blocking {
-            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: otherOllama)
+            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), location: IndexLocation(indexPath), admission: otherOllama)
         }
         #expect(answered?.hits?.count == 1)
         let otherModels = SearchServer.Admission(ollama: "http://127.0.0.1:11434", builtinModels: "/elsewhere", openAI: "")
         let refused = await blocking {
-            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: otherModels)
+            SearchServer.ask(SearchRequest(query: "q", mode: .keyword), location: IndexLocation(indexPath), admission: otherModels)
         }
         #expect(refused == nil)
         #expect(server.answered.value.load(ordering: .relaxed) == 1)
@@ -283,7 +283,7 @@ struct SearchServerTests {
         let warnings = Mutex<[String]>([])
         let response = await blocking {
             SearchServer.ask(
-                SearchRequest(query: "q", mode: .keyword), indexPath: indexPath, admission: Server.admission,
+                SearchRequest(query: "q", mode: .keyword), location: IndexLocation(indexPath), admission: Server.admission,
                 warn: { message in warnings.withLock { $0.append(message) } })
         }
         #expect(response == nil)

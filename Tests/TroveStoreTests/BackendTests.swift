@@ -9,8 +9,8 @@ import TroveTestSupport
 func makeBackend(_ kind: StoreKind, in directory: TemporaryDirectory, dimension: Int = 4, options: String = "")
     async throws -> any IndexBackend
 {
-    let store = try StoreLocation.open(
-        try await kind.freshLocation(in: directory.path, options: options), createIfMissing: true)
+    let store = try IndexLocation(
+        try await kind.freshLocation(in: directory.path, options: options)).open(createIfMissing: true)
     try store.writeManifest(sampleManifest(dimension: dimension))
     return store
 }

@@ -9,7 +9,7 @@ struct ChatHistoryTests {
         let folder = try TemporaryDirectory()
         let path = try await kind.freshLocation(in: folder.path)
         do {
-            let store = try StoreLocation.open(path, createIfMissing: true)
+            let store = try IndexLocation(path).open(createIfMissing: true)
             let session = try store.chatSession(named: "work", chatModel: "llama3.2")
             try store.appendChatMessages(
                 sessionID: session.id,
@@ -18,7 +18,7 @@ struct ChatHistoryTests {
                     ChatMessageRecord(role: .assistant, content: "Roll the key [1].", sources: "[1]", interrupted: true),
                 ])
         }
-        let reopened = try StoreLocation.open(path, createIfMissing: false)
+        let reopened = try IndexLocation(path).open(createIfMissing: false)
         let session = try reopened.chatSession(named: "work", chatModel: "other")
         #expect(session.chatModel == "llama3.2")
         let messages = try reopened.chatMessages(sessionID: session.id)

@@ -99,7 +99,7 @@ struct ConsistencyTests {
     func readerSeesEveryCommit(kind: StoreKind) async throws {
         let directory = try TemporaryDirectory()
         let writer = try await filled(kind, directory)
-        let reader = try StoreLocation.open(writer.location, createIfMissing: false)
+        let reader = try IndexLocation(writer.location).open(createIfMissing: false)
         let data = try reader.dataVersion()
         let content = try reader.contentVersion()
         #expect(try reader.dataVersion() == data)  // nothing committed: unchanged

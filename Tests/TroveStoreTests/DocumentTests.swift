@@ -8,7 +8,7 @@ struct DocumentTests {
     @Test("a new index has no manifest; a written one reads back, and rewriting replaces every key", arguments: StoreKind.available)
     func manifestRoundTrip(kind: StoreKind) async throws {
         let directory = try TemporaryDirectory()
-        let store = try StoreLocation.open(try await kind.freshLocation(in: directory.path), createIfMissing: true)
+        let store = try IndexLocation(try await kind.freshLocation(in: directory.path)).open(createIfMissing: true)
         #expect(try store.manifest() == nil)
         try store.writeManifest(sampleManifest(dimension: 384))
         #expect(try store.manifest() == sampleManifest(dimension: 384))

@@ -33,7 +33,7 @@ struct PostgresURLTests {
     ])
     func redacted(url: String, shown: String) {
         #expect(PostgresURL.redacted(url) == shown)
-        #expect(StoreLocation.display(url) == shown)
+        #expect(IndexLocation(url).description == shown)
     }
 
     @Test("An unreachable server is one line that says so, with code unavailable")

@@ -38,7 +38,7 @@ struct TransactionTests {
         #expect(try store.roots().map(\.id) == [id])
         if let sqlite = store as? SQLiteStore { #expect(sqlite.database.transactionDepth == 0) }
         // Committed: another connection sees it.
-        #expect(try StoreLocation.open(store.location, createIfMissing: false).roots().map(\.id) == [id])
+        #expect(try IndexLocation(store.location).open(createIfMissing: false).roots().map(\.id) == [id])
     }
 
     @Test("a nested transaction that throws undoes only its own work", arguments: StoreKind.available)
