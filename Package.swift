@@ -123,7 +123,9 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "OpenAICompatibleTests", dependencies: ["OpenAICompatible", "TroveTestSupport"], swiftSettings: strict),
-        .testTarget(name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
+        .testTarget(
+            name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits"],
+            swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(
@@ -132,7 +134,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(
-            name: "TroveKitTests", dependencies: ["TroveKit", "TroveIngest", "TroveMiniLM", "TroveTestSupport", "TroveTestTraits"],
+            name: "TroveKitTests",
+            dependencies: ["TroveKit", "TroveIngest", "TroveMiniLM", "TroveSystem", "TroveTestSupport", "TroveTestTraits"],
             swiftSettings: strict),
         .testTarget(name: "TroveOutputTests", dependencies: ["TroveOutput"], swiftSettings: strict),
         .testTarget(

@@ -60,7 +60,7 @@ public enum DocumentLoader {
         if bytes.prefix(binarySniffLength).contains(0) {
             throw SkippedFile(path: displayPath, reason: .binary)
         }
-        let hash = ContentHash.sha256Hex(bytes)
+        let hash = SHA256.hex(bytes)
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes[3...] : bytes[...]
         if let valid = String(validating: body, as: UTF8.self) {
             return LoadedDocument(text: valid, replacedInvalidUTF8: false, contentHash: hash)
@@ -109,7 +109,7 @@ public enum DocumentLoader {
         }
         if partial { text.unicodeScalars.append("\u{FFFD}") }
         return LoadedDocument(
-            text: text, replacedInvalidUTF8: invalid, contentHash: ContentHash.sha256Hex(bytes), encoding: found.name)
+            text: text, replacedInvalidUTF8: invalid, contentHash: SHA256.hex(bytes), encoding: found.name)
     }
 
     /// One open, one fstat, reads until EOF; the size is checked before and after reading (the file may grow).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveIngest
+import TroveSystem
 import TroveTestSupport
 
 struct DocumentLoaderTests {
@@ -30,7 +31,7 @@ struct DocumentLoaderTests {
         let document = try DocumentLoader.load(path: path, maxFileSize: 100)
         #expect(document.text == "a\u{FFFD}b\u{FFFD}")
         #expect(document.replacedInvalidUTF8)
-        #expect(document.contentHash == ContentHash.sha256Hex(bytes))
+        #expect(document.contentHash == SHA256.hex(bytes))
         #expect(document.decodingWarning(displayPath: "notes/x.md") == "notes/x.md: invalid UTF-8 replaced with U+FFFD")
         let clean = try DocumentLoader.load(path: try dir.write("y.md", "héllo"), maxFileSize: 100)
         #expect(!clean.replacedInvalidUTF8)
@@ -45,7 +46,7 @@ struct DocumentLoaderTests {
         let document = try DocumentLoader.load(path: path, maxFileSize: 100)
         #expect(document.text == "# Title\n")
         #expect(!document.replacedInvalidUTF8)
-        #expect(document.contentHash == ContentHash.sha256Hex(bytes))
+        #expect(document.contentHash == SHA256.hex(bytes))
     }
 
     @Test(
@@ -67,7 +68,7 @@ struct DocumentLoaderTests {
         #expect(document.text == text)
         #expect(document.encoding == name)
         #expect(!document.replacedInvalidUTF8)
-        #expect(document.contentHash == ContentHash.sha256Hex(mark + body))
+        #expect(document.contentHash == SHA256.hex(mark + body))
 
         // A cut-off last code unit becomes U+FFFD and is reported.
         let cut = try DocumentLoader.load(path: try dir.write("cut.md", data: Data(mark + body.dropLast())), maxFileSize: 1000)

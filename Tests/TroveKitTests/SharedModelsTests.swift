@@ -1,9 +1,9 @@
 import Foundation
 import Ollama
 import Testing
-import TroveIngest
 import TroveKit
 import TroveMiniLM
+import TroveSystem
 import TroveTestSupport
 import TroveTestTraits
 
@@ -57,7 +57,7 @@ struct SharedModelsTests {
         let expected = MiniLMError(
             .badFile,
             "\(folder.path)/model.safetensors is not the all-MiniLM-L6-v2 release Trove runs (SHA-256 "
-                + "\(ContentHash.sha256Hex(bytes))) — reinstall the model: Scripts/install-model.sh")
+                + "\(SHA256.hex(bytes))) — reinstall the model: Scripts/install-model.sh")
         // The first load builds the weights cache (and hashes the file); the second maps it and reads the hash there.
         #expect(throws: expected) { try BuiltinEmbedder(folder: folder.path).encoder() }
         #expect(throws: expected) { try BuiltinEmbedder(folder: folder.path).encoder() }

@@ -1,6 +1,7 @@
 import Ollama
 import TroveIngest
 import TroveStore
+import TroveSystem
 
 /// One pass's state: the batches in flight and the running totals.
 struct IndexRun {
@@ -96,7 +97,7 @@ struct IndexRun {
             } else {
                 let kind = DocumentKind(path: file.relativePath) ?? .plainText
                 let chunks = chunker.chunks(of: loaded.text, kind: kind)
-                let hashes = chunks.map { ContentHash.sha256Hex(EmbeddingText.forChunk($0).utf8) }
+                let hashes = chunks.map { SHA256.hex(EmbeddingText.forChunk($0).utf8) }
                 filling.append(Item(document: document, existingID: old?.id, chunks: chunks, hashes: hashes))
                 fillingChunks += chunks.count
             }
