@@ -30,7 +30,6 @@ let package = Package(
         .library(name: "Ollama", targets: ["Ollama"]),
         .library(name: "OpenAICompatible", targets: ["OpenAICompatible"]),
         .executable(name: "trove", targets: ["trove"]),
-        .executable(name: "trove-bench", targets: ["trove-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -102,6 +101,8 @@ let package = Package(
         .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
         // The README's Ollama examples, compiled with everything else so they cannot rot.
         .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
+        // Not a product: it depends on test support. `swift run trove-bench` and `swift build --product trove-bench`
+        // still reach it, as SwiftPM gives every executable target of the root package an implicit product.
         .executableTarget(
             name: "trove-bench",
             dependencies: [

@@ -6,7 +6,6 @@ public struct CBLAS_ORDER: Sendable {
     let rawValue: Int32
 }
 public let CblasRowMajor = CBLAS_ORDER(rawValue: 101)
-public let CblasColMajor = CBLAS_ORDER(rawValue: 102)
 
 /// cblas.h's transpose choices, with its values.
 public struct CBLAS_TRANSPOSE: Sendable {

@@ -2,27 +2,19 @@ import TroveBLAS
 @preconcurrency import Glibc
 import Foundation
 
-/// Measures what OpenBLAS delivers on this machine, for benchmarks: the ceiling the encoder is compared against.
-public enum BLASProbe {
-    /// The better of `sgemmGFLOPS` with B transposed (PyTorch's weight layout) and not (the encoder's).
-    public static func ceilingGFLOPS(threads: Int) -> Double {
-        ceiling(threads: threads).wall
-    }
-
-    /// The ceiling per wall-clock second and per CPU-second of this process (the latter not lowered by other
-    /// processes taking turns on the cores).
-    public static func ceiling(threads: Int) -> (wall: Double, cpu: Double) {
+/// Measures what OpenBLAS delivers on this machine, for trove-bench: the ceiling the encoder is compared against.
+package enum BLASProbe {
+    /// The better of `measure` with B transposed (PyTorch's weight layout) and not (the encoder's), per wall-clock
+    /// second and per CPU-second of this process (the latter not lowered by other processes taking turns on the
+    /// cores).
+    package static func ceiling(threads: Int) -> (wall: Double, cpu: Double) {
         let a = measure(threads: threads, transposed: true, repeats: 40)
         let b = measure(threads: threads, transposed: false, repeats: 40)
         return (max(a.wall, b.wall), max(a.cpu, b.cpu))
     }
 
     /// GFLOP/s of `threads` parallel single-threaded sgemms shaped like the feed-forward (256×1536×384, B as
-    /// `[1536, 384]` transposed, or `[384, 1536]`).
-    public static func sgemmGFLOPS(threads: Int, transposed: Bool = true, repeats: Int = 40) -> Double {
-        measure(threads: threads, transposed: transposed, repeats: repeats).wall
-    }
-
+    /// `[1536, 384]` transposed, or `[384, 1536]`), per wall-clock second and per CPU-second.
     static func measure(threads: Int, transposed: Bool, repeats: Int) -> (wall: Double, cpu: Double) {
         let m = 256, n = 1536, k = 384
         var start = timespec()

@@ -58,10 +58,15 @@ public final class MiniLM: Sendable {
     /// SHA-256 of `model.safetensors` (lowercase hex), as recorded in or for the weights cache; nil without one.
     public var modelSHA256: String? { weights.sha256 }
 
-    /// Loads `model.safetensors` and `vocab.txt` from `folder`; `rowKernels` other than the default is for benchmarks.
-    /// With `cachesWeights` the re-laid-out matrices are mapped from a file beside the model (`WeightsCache`), written
-    /// there first when missing or when it does not check out; without, they are re-laid out in memory.
-    public init(folder: String, rowKernels: Kernels.Build = Kernels.build, cachesWeights: Bool = true) throws {
+    /// Loads `model.safetensors` and `vocab.txt` from `folder`. With `cachesWeights` the re-laid-out matrices are
+    /// mapped from a file beside the model (`WeightsCache`), written there first when missing or when it does not
+    /// check out; without, they are re-laid out in memory.
+    public convenience init(folder: String, cachesWeights: Bool = true) throws {
+        try self.init(folder: folder, rowKernels: Kernels.build, cachesWeights: cachesWeights)
+    }
+
+    /// The same, with row loops other than the best this CPU runs: for trove-bench's comparisons.
+    package init(folder: String, rowKernels: Kernels.Build, cachesWeights: Bool = true) throws {
         precondition(rowKernels.isSupported, "this CPU cannot run the \(rowKernels.rawValue) row loops")
         self.folder = folder
         self.rowKernels = rowKernels

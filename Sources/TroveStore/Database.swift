@@ -49,7 +49,7 @@ final class Database {
     /// A prepared statement for `sql`, compiled once and reused; reset it after use (see `withStatement`).
     func cachedStatement(_ sql: String) throws -> Statement {
         if let statement = cache[sql] { return statement }
-        let statement = try Statement(database: self, sql: sql, persistent: true)
+        let statement = try Statement(database: self, sql: sql)
         cache[sql] = statement
         return statement
     }
@@ -148,14 +148,13 @@ final class Statement {
     private let connection: OpaquePointer
     private let path: String
 
-    /// Compiles `sql`; `persistent` hints SQLite that the statement will be reused many times.
-    init(database: Database, sql: String, persistent: Bool) throws {
+    /// Compiles `sql`, hinting SQLite that the statement will be reused many times (every statement is cached).
+    init(database: Database, sql: String) throws {
         self.sql = sql
         self.connection = database.handle
         self.path = database.path
         var statement: OpaquePointer?
-        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        let rc = sqlite3_prepare_v3(database.handle, sql, -1, flags, &statement, nil)
+        let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard rc == SQLITE_OK, let statement else {
             throw database.error(code: rc == SQLITE_OK ? SQLITE_MISUSE : rc, sql: sql)
         }
@@ -246,9 +245,6 @@ final class Statement {
 
     // MARK: Columns (0-based)
 
-    /// Whether the column is NULL.
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-
     /// The column as an integer (0 for NULL).
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
@@ -264,11 +260,6 @@ final class Statement {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-
-    /// The column as text, nil for NULL.
-    func optionalString(_ column: Int32) -> String? {
-        isNull(column) ? nil : string(column)
     }
 
     /// The column's BLOB bytes, valid only until the next step/reset; empty for NULL or a zero-length BLOB.

@@ -1,4 +1,3 @@
-import TroveBLAS
 import TroveSearch
 import TroveStore
 
@@ -35,16 +34,6 @@ public final class Retriever {
             code: .modelMismatch,
             message: "index \(store.location) was built with '\(manifest.model)', not '\(model)' — "
                 + "drop --model to search it, or index with '\(model)' into another --index")
-    }
-
-    /// The best `limit` passages for `query` by vector similarity, best first; passages scoring below `minScore`
-    /// are left out. Every passage is returned, not one per document.
-    public func search(query: String, embedder: any Embedder, limit: Int, minScore: Float = -1) async throws
-        -> [SearchHit]
-    {
-        try await search(
-            SearchRequest(query: query, mode: .vector, limit: limit, minScore: minScore, groupByDocument: false),
-            embedder: embedder)
     }
 
     /// The query's embedding, unit length; checked against the index's dimension.
@@ -235,17 +224,12 @@ public final class Retriever {
     public func prepareVectors() throws { try vectors.prepare() }
 
     /// The snapshot matrix (benchmarks and tests of the SQLite store); a store that ranks itself has none.
-    public func loadedMatrix() throws -> VectorMatrix {
+    package func loadedMatrix() throws -> VectorMatrix {
         guard let matrix = vectors as? MatrixRanking else {
             throw IndexError(
                 code: .empty, message: "index \(store.location) ranks vectors in its server: it has no matrix to load")
         }
         return try matrix.loadedMatrix()
-    }
-
-    /// Forgets the loaded vectors, so the next search reads them again (after the index changed).
-    public func reload() {
-        if let matrix = vectors as? MatrixRanking { matrix.forget() }
     }
 
     /// A candidate passage on its way to becoming a hit.

@@ -74,12 +74,6 @@ final class MatrixRanking: VectorRanking {
         }
     }
 
-    /// Drops the loaded matrix and its int8 copy, so the next search reads the vectors again.
-    func forget() {
-        matrix = nil
-        quantizedSearcher = nil
-    }
-
     func similarities(of chunkIDs: [Int64], query: [Float]) throws -> [Int64: Float] {
         let matrix = try loadedMatrix()
         var scores: [Int64: Float] = [:]
