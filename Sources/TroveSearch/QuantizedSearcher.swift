@@ -3,18 +3,18 @@ import TroveBLAS
 /// Approximate-then-exact ranking: an int8 copy of the matrix (a quarter of the bytes) is scanned first, and the
 /// best `rescoreDepth` rows are rescored exactly in float32, so the returned scores are exact and only the
 /// candidate set is approximate. Opt-in: exact `VectorSearcher` stays the default.
-public struct QuantizedSearcher: Sendable {
+package struct QuantizedSearcher: Sendable {
     /// The float matrix, for exact rescoring.
-    public let matrix: VectorMatrix
+    package let matrix: VectorMatrix
     /// Row-major int8 codes: `codes[r*d + j] = round(values[r*d + j] / scales[r])`.
     let codes: [Int8]
     /// Per-row scale: the row's largest magnitude divided by 127.
     let scales: [Float]
     /// Rows rescored exactly per query, at least k.
-    public var rescoreDepth: Int
+    package var rescoreDepth: Int
 
     /// Quantizes `matrix` (one pass over it).
-    public init(matrix: VectorMatrix, rescoreDepth: Int = 100) {
+    package init(matrix: VectorMatrix, rescoreDepth: Int = 100) {
         BLASRuntime.applyDefaultOnce()
         self.matrix = matrix
         self.rescoreDepth = rescoreDepth
@@ -47,7 +47,7 @@ public struct QuantizedSearcher: Sendable {
 
     /// The best `k` rows for a unit-length query, exact scores, best first (ties by ascending id); only rows
     /// `allowed` permits (all when nil) and scoring at least `minScore`.
-    public func search(query: [Float], k: Int, minScore: Float = -.infinity, allowed: RowMask? = nil) -> [ScoredRow] {
+    package func search(query: [Float], k: Int, minScore: Float = -.infinity, allowed: RowMask? = nil) -> [ScoredRow] {
         let n = matrix.count
         let d = matrix.dimension
         precondition(query.count == d, "query has \(query.count) dimensions, expected \(d)")

@@ -21,14 +21,14 @@ public struct FusedRow: Sendable, Equatable {
 
 /// Reciprocal Rank Fusion (Cormack, Clarke & Büttcher 2009): merges ranked lists by rank alone, so scores of
 /// different kinds (cosine similarity, BM25) never need a common scale.
-public struct RankFusion: Sendable, Equatable {
+package struct RankFusion: Sendable, Equatable {
     /// The constant `c` in `1 / (c + rank)`: larger flattens the advantage of the top ranks.
-    public var constant: Double
+    package var constant: Double
     /// One weight per input list (missing weights count as 1).
-    public var weights: [Double]
+    package var weights: [Double]
 
     /// Fusion with constant `c` and per-list weights.
-    public init(constant: Double, weights: [Double] = []) {
+    package init(constant: Double, weights: [Double] = []) {
         precondition(constant >= 0, "fusion constant must not be negative")
         self.constant = constant
         self.weights = weights
@@ -36,7 +36,7 @@ public struct RankFusion: Sendable, Equatable {
 
     /// The union of `lists` (each best first, ids unique within a list), best fused score first; ties by the best
     /// rank in any list, then ascending id.
-    public func fuse(_ lists: [[Int64]]) -> [FusedRow] {
+    package func fuse(_ lists: [[Int64]]) -> [FusedRow] {
         var rows: [Int64: FusedRow] = [:]
         var order: [Int64] = []
         for (list, ids) in lists.enumerated() {

@@ -1,12 +1,12 @@
 /// Which rows of a `VectorMatrix` may be returned: a bitset indexed by row position (not id).
-public struct RowMask: Sendable, Equatable {
+package struct RowMask: Sendable, Equatable {
     /// Number of rows the mask covers; must equal the matrix's row count.
-    public let count: Int
+    package let count: Int
     // 64 rows per word keeps a million-row mask at 125 KB, and a test is one shift and one AND.
     private var words: [UInt64]
 
     /// A mask over `count` rows, all allowed or none.
-    public init(count: Int, allowingAll: Bool = false) {
+    package init(count: Int, allowingAll: Bool = false) {
         precondition(count >= 0, "mask row count must not be negative")
         self.count = count
         words = Array(repeating: allowingAll ? ~0 : 0, count: (count + 63) / 64)
@@ -17,7 +17,7 @@ public struct RowMask: Sendable, Equatable {
     }
 
     /// A mask allowing row `i` exactly when `allowed[i]` is true.
-    public init(_ allowed: [Bool]) {
+    package init(_ allowed: [Bool]) {
         self.init(count: allowed.count)
         for (row, isAllowed) in allowed.enumerated() where isAllowed {
             self[row] = true
@@ -25,7 +25,7 @@ public struct RowMask: Sendable, Equatable {
     }
 
     /// Whether row `row` is allowed.
-    public subscript(row: Int) -> Bool {
+    package subscript(row: Int) -> Bool {
         @inline(__always) get {
             precondition(row >= 0 && row < count, "row \(row) outside mask of \(count) rows")
             return words[row >> 6] & (1 << UInt64(row & 63)) != 0
@@ -41,7 +41,7 @@ public struct RowMask: Sendable, Equatable {
     }
 
     /// Number of allowed rows.
-    public var allowedCount: Int {
+    package var allowedCount: Int {
         words.reduce(0) { $0 + $1.nonzeroBitCount }
     }
 }

@@ -1,9 +1,9 @@
 import TroveSystem
 
 /// Why a query cannot be ranked against a matrix.
-public struct SearchError: TroveError, Equatable {
+package struct SearchError: TroveError, Equatable {
     /// The kind of failure, for callers that branch on it.
-    public enum Code: Sendable, Equatable {
+    package enum Code: Sendable, Equatable {
         /// The query's length differs from the matrix dimension.
         case dimensionMismatch
         /// The query holds NaN or an infinity.
@@ -11,12 +11,12 @@ public struct SearchError: TroveError, Equatable {
     }
 
     /// The kind of failure.
-    public let code: Code
+    package let code: Code
     /// A lowercase message naming what was expected and what was found.
-    public let message: String
+    package let message: String
 
     /// An error with its code and message.
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
     }

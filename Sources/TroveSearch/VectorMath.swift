@@ -1,9 +1,9 @@
 import TroveBLAS
 
 /// Small vector helpers.
-public enum VectorMath {
+package enum VectorMath {
     /// `v / ‖v‖`; a zero vector stays zero.
-    public static func normalized(_ v: [Float]) -> [Float] {
+    package static func normalized(_ v: [Float]) -> [Float] {
         // Accumulate in Double: squaring Floats overflows near 1e19 and loses digits over long vectors.
         var sum = 0.0
         for x in v { sum += Double(x) * Double(x) }
@@ -14,7 +14,7 @@ public enum VectorMath {
     }
 
     /// The dot product of two vectors of equal length.
-    public static func dot(_ a: [Float], _ b: [Float]) -> Float {
+    package static func dot(_ a: [Float], _ b: [Float]) -> Float {
         precondition(a.count == b.count, "dot of vectors of length \(a.count) and \(b.count)")
         guard !a.isEmpty else { return 0 }
         // sdot sums the way sgemv does, so a single dot agrees with the searcher's scores.
@@ -26,14 +26,14 @@ public enum VectorMath {
     }
 
     /// The Euclidean length `‖v‖`.
-    public static func norm(_ v: [Float]) -> Float {
+    package static func norm(_ v: [Float]) -> Float {
         var sum = 0.0
         for x in v { sum += Double(x) * Double(x) }
         return Float(sum.squareRoot())
     }
 
     /// Whether every component is finite and `|‖v‖ − 1| <= tolerance`.
-    public static func isUnitLength(_ v: [Float], tolerance: Float = 1e-4) -> Bool {
+    package static func isUnitLength(_ v: [Float], tolerance: Float = 1e-4) -> Bool {
         guard v.allSatisfy(\.isFinite) else { return false }
         return abs(norm(v) - 1) <= tolerance
     }

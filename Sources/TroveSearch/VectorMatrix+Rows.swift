@@ -2,7 +2,7 @@ import TroveBLAS
 
 extension VectorMatrix {
     /// The row holding `id`, found by binary search: `rowIDs` must be ascending (as the store hands them).
-    public func row(ofID id: Int64) -> Int? {
+    package func row(ofID id: Int64) -> Int? {
         var low = 0
         var high = rowIDs.count
         while low < high {
@@ -13,7 +13,7 @@ extension VectorMatrix {
     }
 
     /// The dot product of row `id` with `query` (cosine similarity for unit vectors); nil for an unknown id.
-    public func score(ofID id: Int64, query: [Float]) -> Float? {
+    package func score(ofID id: Int64, query: [Float]) -> Float? {
         precondition(query.count == dimension, "query has \(query.count) dimensions, expected \(dimension)")
         guard let row = row(ofID: id) else { return nil }
         guard dimension > 0 else { return 0 }

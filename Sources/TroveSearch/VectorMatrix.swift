@@ -3,11 +3,11 @@
 /// The floats are either owned (a `[Float]`) or borrowed from memory another object keeps alive, such as a
 /// read-only mapping of the index's vector cache file, so a fresh process can score straight from the page cache
 /// without copying the matrix. Scoring reads them through `withUnsafeValues`.
-public struct VectorMatrix: Sendable {
+package struct VectorMatrix: Sendable {
     /// Floats per row.
-    public let dimension: Int
+    package let dimension: Int
     /// The id of each row, in row order; ties in ranking are broken by ascending id.
-    public let rowIDs: [Int64]
+    package let rowIDs: [Int64]
     private let storage: Storage
 
     /// Where the floats live.
@@ -17,7 +17,7 @@ public struct VectorMatrix: Sendable {
     }
 
     /// Wraps contiguous row-major values; traps unless `values.count == rowIDs.count * dimension`.
-    public init(dimension: Int, rowIDs: [Int64], values: [Float]) {
+    package init(dimension: Int, rowIDs: [Int64], values: [Float]) {
         precondition(dimension >= 0, "matrix dimension must not be negative")
         precondition(values.count == rowIDs.count * dimension, "matrix shape")
         self.dimension = dimension
@@ -28,7 +28,7 @@ public struct VectorMatrix: Sendable {
     /// Wraps row-major values owned elsewhere, without copying them; traps unless
     /// `values.count == rowIDs.count * dimension`. The memory must stay valid and unchanged as long as `owner`
     /// lives: the matrix (and every copy of it) keeps `owner` alive.
-    public init(
+    package init(
         dimension: Int, rowIDs: [Int64], borrowing values: UnsafeBufferPointer<Float>,
         owner: any AnyObject & Sendable
     ) {
@@ -41,7 +41,7 @@ public struct VectorMatrix: Sendable {
 
     /// Row-major, `rowIDs.count × dimension`, rows unit length. Borrowed values are copied into a new array on
     /// every call: scoring code uses `withUnsafeValues` instead.
-    public var values: [Float] {
+    package var values: [Float] {
         switch storage {
         case .owned(let values): values
         case .borrowed(let borrowed): Array(borrowed.values)
@@ -49,13 +49,13 @@ public struct VectorMatrix: Sendable {
     }
 
     /// Whether the floats are borrowed (mapped) rather than owned.
-    public var isBorrowed: Bool {
+    package var isBorrowed: Bool {
         if case .borrowed = storage { return true }
         return false
     }
 
     /// Calls `body` with the row-major values, owned or borrowed, without copying them.
-    public func withUnsafeValues<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+    package func withUnsafeValues<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
         switch storage {
         case .owned(let values): try values.withUnsafeBufferPointer(body)
         case .borrowed(let borrowed): try withExtendedLifetime(borrowed) { try body(borrowed.values) }
@@ -63,10 +63,10 @@ public struct VectorMatrix: Sendable {
     }
 
     /// Number of rows.
-    public var count: Int { rowIDs.count }
+    package var count: Int { rowIDs.count }
 
     /// A mask allowing exactly the rows whose id is in `ids`; ids not in the matrix are ignored.
-    public func mask(allowingIDs ids: some Sequence<Int64>) -> RowMask {
+    package func mask(allowingIDs ids: some Sequence<Int64>) -> RowMask {
         // One pass over the rows against a set, so the cost is O(N + |ids|) whatever order the ids come in.
         let wanted = Set(ids)
         var mask = RowMask(count: count)

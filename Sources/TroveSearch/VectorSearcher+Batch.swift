@@ -5,7 +5,7 @@ extension VectorSearcher {
     static let batchScoreBudget = 262_144
 
     /// `search(query:k:minScore:)` for each query, scored together with one `sgemm` per row block.
-    public func search(queries: [[Float]], k: Int, minScore: Float = -.infinity) -> [[ScoredRow]] {
+    package func search(queries: [[Float]], k: Int, minScore: Float = -.infinity) -> [[ScoredRow]] {
         let n = matrix.count
         let d = matrix.dimension
         let m = queries.count

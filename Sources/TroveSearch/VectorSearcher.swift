@@ -1,32 +1,32 @@
 import TroveBLAS
 
 /// Exact cosine ranking over a `VectorMatrix` with BLAS.
-public struct VectorSearcher: Sendable {
+package struct VectorSearcher: Sendable {
     /// The snapshot this searcher ranks.
-    public let matrix: VectorMatrix
+    package let matrix: VectorMatrix
 
     /// Rows scored per `sgemv` call: 16 Ki floats (64 KiB) of scores stay in L2 between sgemv and selection,
     /// instead of writing and re-reading an N-float array (and paging a fresh one in per query at large N).
     package static let defaultBlockRows = 16_384
 
     /// A searcher over `matrix`; applies `BLASRuntime.recommendedThreadCount` on first use.
-    public init(matrix: VectorMatrix) {
+    package init(matrix: VectorMatrix) {
         BLASRuntime.applyDefaultOnce()
         self.matrix = matrix
     }
 
     /// The best `k` rows for a unit-length query, best first, ties by ascending id; rows below `minScore` left out.
-    public func search(query: [Float], k: Int, minScore: Float = -.infinity) -> [ScoredRow] {
+    package func search(query: [Float], k: Int, minScore: Float = -.infinity) -> [ScoredRow] {
         rank(query: query, k: k, minScore: minScore, allowed: nil, blockRows: Self.defaultBlockRows)
     }
 
     /// Like `search(query:k:minScore:)`, but only rows `allowed` permits can enter the top k.
-    public func search(query: [Float], k: Int, minScore: Float = -.infinity, allowed: RowMask) -> [ScoredRow] {
+    package func search(query: [Float], k: Int, minScore: Float = -.infinity, allowed: RowMask) -> [ScoredRow] {
         rank(query: query, k: k, minScore: minScore, allowed: allowed, blockRows: Self.defaultBlockRows)
     }
 
     /// Throws unless `query` has the matrix's dimension and only finite values; `search` traps on a wrong dimension.
-    public func validate(query: [Float]) throws(SearchError) {
+    package func validate(query: [Float]) throws(SearchError) {
         guard query.count == matrix.dimension else {
             throw SearchError(
                 code: .dimensionMismatch,
