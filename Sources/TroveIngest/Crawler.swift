@@ -23,23 +23,23 @@ public struct CrawlOptions: Sendable, Equatable {
 }
 
 /// One indexable file found by the crawler.
-public struct CrawledFile: Sendable, Equatable {
+package struct CrawledFile: Sendable, Equatable {
     /// The absolute, standardized root folder the file was found under.
-    public var root: String
+    package var root: String
     /// Path relative to `root`, with `/` separators.
-    public var relativePath: String
-    public var size: Int64
+    package var relativePath: String
+    package var size: Int64
     /// Modification time in nanoseconds since 1970.
-    public var modifiedNanoseconds: Int64
+    package var modifiedNanoseconds: Int64
 
-    public init(root: String, relativePath: String, size: Int64, modifiedNanoseconds: Int64) {
+    package init(root: String, relativePath: String, size: Int64, modifiedNanoseconds: Int64) {
         self.root = root
         self.relativePath = relativePath
         self.size = size
         self.modifiedNanoseconds = modifiedNanoseconds
     }
 
-    public var absolutePath: String { root.hasSuffix("/") ? root + relativePath : root + "/" + relativePath }
+    package var absolutePath: String { root.hasSuffix("/") ? root + relativePath : root + "/" + relativePath }
 }
 
 /// A file the crawler or loader left out, and why: printed as a warning.
@@ -82,9 +82,9 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Failure of the walk itself (root missing, not a folder).
-public struct CrawlError: TroveError, Equatable {
-    public var message: String
-    public init(message: String) { self.message = message }
+package struct CrawlError: TroveError, Equatable {
+    package var message: String
+    package init(message: String) { self.message = message }
 }
 
 /// Walks a folder tree honouring ignore rules.
@@ -104,13 +104,13 @@ public struct CrawlError: TroveError, Equatable {
 /// folders (37,500 indexable; 2-core VM shared with other builds, `-O`, three rounds): this crawler 0.13–0.32 s
 /// (0.29–0.45 s with a 10-rule root `.gitignore`), `FileManager.enumerator(at:includingPropertiesForKeys:)` with
 /// size/mtime/type resource values 2.9–3.8 s, `FileManager.enumerator(atPath:)` listing names only 0.45–0.73 s.
-public struct Crawler: Sendable {
-    public var options: CrawlOptions
+package struct Crawler: Sendable {
+    package var options: CrawlOptions
 
-    public init(options: CrawlOptions = CrawlOptions()) { self.options = options }
+    package init(options: CrawlOptions = CrawlOptions()) { self.options = options }
 
     /// Folder names skipped at any depth besides hidden ones.
-    public static let skippedFolderNames: Set<String> = ["node_modules", ".build", ".git"]
+    package static let skippedFolderNames: Set<String> = ["node_modules", ".build", ".git"]
 
     /// Calls `onFile` for every indexable file under `root` in sorted path order (byte order of the root-relative
     /// path), and `onSkip` for each file left out with a reason a user should see (too large, unreadable, not a
@@ -121,7 +121,7 @@ public struct Crawler: Sendable {
     /// folders above them are still read, so their ignore files apply exactly as in a full walk, but nothing else is
     /// listed or reported. nil walks everything. `onFolder` gets each folder entered inside that scope (`""` is the
     /// root), which is how `trove watch` knows which folders to watch.
-    public func crawl(
+    package func crawl(
         root: String,
         within: [String]? = nil,
         onFolder: (String) -> Void = { _ in },
@@ -149,7 +149,7 @@ public struct Crawler: Sendable {
     }
 
     /// Whether root-relative `path` is one of `scope`'s paths or lies below one of them.
-    public static func isWithin(_ path: String, scope: [String]) -> Bool {
+    package static func isWithin(_ path: String, scope: [String]) -> Bool {
         if case .inside = Walk.place(path, in: scope.map(trimmedRelative)) { return true }
         return scope.contains { trimmedRelative($0).isEmpty }
     }
@@ -161,7 +161,7 @@ public struct Crawler: Sendable {
 
     /// `path` made absolute against the current directory, with `.`, `..`, repeated and trailing slashes removed
     /// (lexically: symbolic links are kept).
-    public static func standardizedRoot(_ path: String) -> String {
+    package static func standardizedRoot(_ path: String) -> String {
         var full = path
         if !path.hasPrefix("/") {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -1,5 +1,5 @@
 /// The kind of a text file, which decides how it is chunked.
-public enum DocumentKind: Sendable, Equatable {
+package enum DocumentKind: Sendable, Equatable {
     case markdown, plainText, restructuredText, org
     case code(language: String)
 
@@ -8,7 +8,7 @@ public enum DocumentKind: Sendable, Equatable {
     /// The extension is compared case-insensitively. Extensionless files are indexed only for a few well-known
     /// names (README, LICENSE, CHANGELOG, NOTES, TODO … as plain text; Makefile, Dockerfile as code). JSON, CSV and
     /// logs are data, not prose, and are left out; so is everything binary (images, PDFs, archives).
-    public init?(path: String) {
+    package init?(path: String) {
         let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
         let dot = name.lastIndex(of: ".")
         guard let dot, dot != name.startIndex else {

@@ -6,18 +6,18 @@
 import TroveSystem
 
 /// A file's decoded text.
-public struct LoadedDocument: Sendable, Equatable {
+package struct LoadedDocument: Sendable, Equatable {
     /// The decoded text, byte-order mark removed, line endings as in the file (the chunker treats CRLF and CR as LF).
-    public var text: String
+    package var text: String
     /// True when invalid code units were replaced with U+FFFD (reported to the user).
-    public var replacedInvalidUTF8: Bool
+    package var replacedInvalidUTF8: Bool
     /// Lowercase hex SHA-256 of the file's bytes.
-    public var contentHash: String
+    package var contentHash: String
     /// How the file was encoded: `UTF-8`, or `UTF-16LE`, `UTF-16BE`, `UTF-32LE`, `UTF-32BE` after their BOM.
-    public var encoding: String
+    package var encoding: String
 
     /// A document from its parts.
-    public init(text: String, replacedInvalidUTF8: Bool, contentHash: String, encoding: String = "UTF-8") {
+    package init(text: String, replacedInvalidUTF8: Bool, contentHash: String, encoding: String = "UTF-8") {
         self.text = text
         self.replacedInvalidUTF8 = replacedInvalidUTF8
         self.contentHash = contentHash
@@ -26,36 +26,36 @@ public struct LoadedDocument: Sendable, Equatable {
 
     /// The warning to print for this document, e.g. `notes/x.md: invalid UTF-8 replaced with U+FFFD`; nil when
     /// the file decoded cleanly.
-    public func decodingWarning(displayPath: String) -> String? {
+    package func decodingWarning(displayPath: String) -> String? {
         replacedInvalidUTF8 ? "\(displayPath): invalid \(encoding) replaced with U+FFFD" : nil
     }
 }
 
 /// Reads a file: NUL-byte sniff, size limit, UTF-8 decoding with replacement, hashing.
-public enum DocumentLoader {
+package enum DocumentLoader {
     /// Bytes sniffed for a NUL to call a file binary (what git and grep look at, give or take).
-    public static let binarySniffLength = 8192
+    package static let binarySniffLength = 8192
 
     /// Throws `SkippedFile` for binary, oversized or unreadable files. The `SkippedFile.path` is `path` as given;
     /// use `load(_:maxFileSize:)` to report root-relative paths.
-    public static func load(path: String, maxFileSize: Int64) throws -> LoadedDocument {
+    package static func load(path: String, maxFileSize: Int64) throws -> LoadedDocument {
         try load(path: path, displayPath: path, maxFileSize: maxFileSize)
     }
 
     /// Loads a crawled file, reporting skips with its root-relative path (`skipped notes/a.bin: binary file`).
-    public static func load(_ file: CrawledFile, maxFileSize: Int64) throws -> LoadedDocument {
+    package static func load(_ file: CrawledFile, maxFileSize: Int64) throws -> LoadedDocument {
         try load(path: file.absolutePath, displayPath: file.relativePath, maxFileSize: maxFileSize)
     }
 
     /// Loads `path`, naming it `displayPath` in a `SkippedFile`.
-    public static func load(path: String, displayPath: String, maxFileSize: Int64) throws -> LoadedDocument {
+    package static func load(path: String, displayPath: String, maxFileSize: Int64) throws -> LoadedDocument {
         let bytes = try readAll(path: path, displayPath: displayPath, maxFileSize: maxFileSize)
         return try decode(bytes, displayPath: displayPath)
     }
 
     /// Decodes bytes already in memory: a UTF-16 or UTF-32 BOM (whose text is full of NULs, so it comes before the
     /// binary sniff), binary sniff, UTF-8 BOM, UTF-8 with replacement, hash.
-    public static func decode(_ bytes: [UInt8], displayPath: String) throws -> LoadedDocument {
+    package static func decode(_ bytes: [UInt8], displayPath: String) throws -> LoadedDocument {
         if let wide = decodeWide(bytes) { return wide }
         if bytes.prefix(binarySniffLength).contains(0) {
             throw SkippedFile(path: displayPath, reason: .binary)

@@ -15,13 +15,13 @@
 /// 4. A chunk spans whole lines: its text is lines `startLine...endLine` joined by `\n`, without leading or
 ///    trailing blank lines. Line breaks are LF, CRLF or CR, counted as an editor does. Every non-blank line is in
 ///    some chunk.
-public struct Chunker: Sendable {
-    public var configuration: ChunkerConfiguration
+package struct Chunker: Sendable {
+    package var configuration: ChunkerConfiguration
 
-    public init(configuration: ChunkerConfiguration = ChunkerConfiguration()) { self.configuration = configuration }
+    package init(configuration: ChunkerConfiguration = ChunkerConfiguration()) { self.configuration = configuration }
 
     /// The chunks of `text`, ordinals from 0, in document order.
-    public func chunks(of text: String, kind: DocumentKind) -> [Chunk] {
+    package func chunks(of text: String, kind: DocumentKind) -> [Chunk] {
         let lines = Self.lines(of: text)
         let document = Document(lines: lines)
         let sections: [Document.Section]

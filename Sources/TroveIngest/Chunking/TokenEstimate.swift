@@ -3,8 +3,8 @@
 /// printable ASCII character (punctuation, symbols) counts 1; every non-ASCII scalar counts 1 (CJK, accents,
 /// emoji); spaces, tabs and line breaks count 0. Real tokenizers give about 1.3 tokens per English word; this gives
 /// about 2, so a chunk within the estimate fits a model's window with room to spare.
-public enum TokenEstimate {
-    public static func count<S: StringProtocol>(_ text: S) -> Int {
+package enum TokenEstimate {
+    package static func count<S: StringProtocol>(_ text: S) -> Int {
         var total = 0
         var run = 0
         for byte in text.utf8 {
