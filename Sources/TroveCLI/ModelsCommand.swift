@@ -104,7 +104,7 @@ struct ModelsCommand: Command {
         let header = ["NAME", "SIZE", "FAMILY", "EMBEDDING", "DIMENSION", "CONTEXT"]
         let cells = rows.map { row in
             [
-                row.name, row.size.map(ByteCount.format) ?? "-", row.family ?? "-", row.embedding ? "yes" : "no",
+                row.name, row.size.map(ByteSize.format) ?? "-", row.family ?? "-", row.embedding ? "yes" : "no",
                 row.dimension.map(String.init) ?? "-", row.contextLength.map(String.init) ?? "-",
             ]
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TroveKit
 import Synchronization
 
 /// A single status line on a terminal's stderr, redrawn at most ten times a second; silent when not a terminal.
@@ -36,7 +37,7 @@ final class ProgressLine: Sendable {
         update(
             Self.render(
                 filesDone: filesDone, filesTotal: filesTotal, chunksEmbedded: chunksEmbedded,
-                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                seconds: elapsed.seconds))
     }
 
     /// E.g. `412/1000 files · 2310 chunks embedded · 85 chunks/s · 0:42 left`; rate and time left appear once

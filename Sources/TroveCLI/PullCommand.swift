@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 @preconcurrency import Glibc
 import Ollama
+import TroveKit
 
 /// `trove pull NAME`: downloads a model through Ollama, with progress.
 struct PullCommand: Command {
@@ -47,7 +48,7 @@ struct PullCommand: Command {
                 if terminal {
                     line.update(meter.render(update, now: ContinuousClock.now))
                 } else if update.status != lastStatus {
-                    let size = update.total.map { ": " + ByteCount.format($0) } ?? ""
+                    let size = update.total.map { ": " + ByteSize.format($0) } ?? ""
                     console.log(update.status + size)
                 }
                 lastStatus = update.status
@@ -101,21 +102,13 @@ struct ProgressMeter {
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
         var text =
             "\(update.status)  \(Int((fraction * 100).rounded(.down)))% [\(bar)] "
-            + "\(ByteCount.format(completed))/\(ByteCount.format(total))"
-        let elapsed = start.map { (now - $0).timeInterval } ?? 0
+            + "\(ByteSize.format(completed))/\(ByteSize.format(total))"
+        let elapsed = start.map { (now - $0).seconds } ?? 0
         if elapsed >= 0.5, completed > startBytes {
             let rate = Double(completed - startBytes) / elapsed
             let left = Int((Double(total - completed) / rate).rounded(.up))
-            text += "  \(ByteCount.format(Int64(rate)))/s  \(left / 60):\(String(format: "%02d", left % 60)) left"
+            text += "  \(ByteSize.format(Int64(rate)))/s  \(left / 60):\(String(format: "%02d", left % 60)) left"
         }
         return text
-    }
-}
-
-extension Duration {
-    /// Seconds as `Double`.
-    var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

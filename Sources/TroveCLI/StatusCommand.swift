@@ -27,7 +27,7 @@ struct StatusCommand: Command {
             console.print(try JSONOutput.encode(status))
             return ExitCode.success
         }
-        console.print("index      \(status.index) (\(ByteCount.format(status.bytesOnDisk)))")
+        console.print("index      \(status.index) (\(ByteSize.format(status.bytesOnDisk)))")
         if let model = status.model {
             let digest = status.modelDigest.map { ", digest \($0.prefix(12))" } ?? ""
             console.print("model      \(model) (\(status.embedder ?? "?"), \(status.dimension ?? 0) dimensions\(digest))")
@@ -111,19 +111,5 @@ struct StatusOutput: Encodable {
         case modelDigest = "model_digest"
         case chunkerVersion = "chunker_version"
         case chunkerParameters = "chunker_parameters"
-    }
-}
-
-/// Human sizes: 512 B, 1.2 MB.
-enum ByteCount {
-    static func format(_ bytes: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
     }
 }

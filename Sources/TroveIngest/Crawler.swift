@@ -65,19 +65,10 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
             return "skipped \(path): binary file"
         case .tooLarge(let size, let limit):
             return
-                "skipped \(path): \(Self.formatSize(size)) is over the \(Self.formatSize(limit)) limit (--max-file-size)"
+                "skipped \(path): \(ByteSize.format(size)) is over the \(ByteSize.format(limit)) limit (--max-file-size)"
         case .unreadable(let why):
             return "skipped \(path): cannot read (\(why))"
         }
-    }
-
-    /// `512 bytes`, `3.5 KB`, `12.0 MB`, `1.2 GB` (binary units, one decimal).
-    public static func formatSize(_ bytes: Int64) -> String {
-        if bytes < 1024 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
-        let units: [(Int64, String)] = [(1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")]
-        let (scale, unit) = units.first { bytes >= $0.0 } ?? (1 << 10, "KB")
-        let tenths = (bytes * 10 + scale / 2) / scale
-        return "\(tenths / 10).\(tenths % 10) \(unit)"
     }
 }
 

@@ -58,11 +58,11 @@ enum Fingerprint {
     /// Whether `embedder` may add vectors to (or search) an index whose manifest is `existing`: the same provider
     /// and model, or a probe vector that agrees with the index's. Anything else is refused with both sides named.
     /// An index made before probe vectors existed accepts only its own embedder (which then records one).
-    static func checkModel(existing: IndexManifest, embedder: any Embedder, indexPath: String) async throws -> Match {
+    static func checkModel(existing: IndexManifest, embedder: any Embedder, shownLocation: String) async throws -> Match {
         if existing.embedder == embedder.provider && existing.model == embedder.model { return .same }
         let code: IndexError.Code = existing.embedder != embedder.provider ? .embedderMismatch : .modelMismatch
         let sides =
-            "index \(indexPath) was built with \(existing.embedder) model '\(existing.model)', not \(embedder.provider) "
+            "index \(shownLocation) was built with \(existing.embedder) model '\(existing.model)', not \(embedder.provider) "
             + "model '\(embedder.model)'"
         let remedy =
             "use --provider \(existing.embedder) --model \(existing.model), or --index NEW.sqlite for a new index"
@@ -94,11 +94,11 @@ enum Fingerprint {
 
     /// Refuses a run whose vectors would not be comparable with those already stored; `match` is how its embedder
     /// passed `checkModel`.
-    static func check(existing: IndexManifest, proposed: IndexManifest, match: Match, indexPath: String) throws {
+    static func check(existing: IndexManifest, proposed: IndexManifest, match: Match, shownLocation: String) throws {
         if existing.dimension != proposed.dimension {
             throw IndexError(
                 code: .dimensionMismatch,
-                message: "index \(indexPath) holds \(existing.dimension)-dimension vectors but '\(proposed.model)' "
+                message: "index \(shownLocation) holds \(existing.dimension)-dimension vectors but '\(proposed.model)' "
                     + "now makes \(proposed.dimension) — rebuild its vectors: trove index --reembed")
         }
         if existing.chunkerVersion != proposed.chunkerVersion
@@ -106,7 +106,7 @@ enum Fingerprint {
         {
             throw IndexError(
                 code: .chunkerMismatch,
-                message: "index \(indexPath) was chunked with version \(existing.chunkerVersion) "
+                message: "index \(shownLocation) was chunked with version \(existing.chunkerVersion) "
                     + "(\(existing.chunkerParameters)), this trove chunks with version \(proposed.chunkerVersion) "
                     + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
         }
@@ -120,39 +120,39 @@ enum Fingerprint {
         {
             return
         }
-        try checkDigest(existing: existing, proposed: proposed, indexPath: indexPath)
+        try checkDigest(existing: existing, proposed: proposed, shownLocation: shownLocation)
     }
 }
 
 extension Fingerprint {
     /// Refuses a `--reembed` whose chunker differs: re-embedding keeps the stored chunks, so they must be the
     /// chunks this trove would make.
-    static func checkChunker(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
+    static func checkChunker(existing: IndexManifest, proposed: IndexManifest, shownLocation: String) throws {
         if existing.chunkerVersion != proposed.chunkerVersion
             || existing.chunkerParameters != proposed.chunkerParameters
         {
             throw IndexError(
                 code: .chunkerMismatch,
-                message: "index \(indexPath) was chunked with version \(existing.chunkerVersion) "
+                message: "index \(shownLocation) was chunked with version \(existing.chunkerVersion) "
                     + "(\(existing.chunkerParameters)), '\(proposed.model)' needs version \(proposed.chunkerVersion) "
                     + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
         }
     }
 
     /// Refuses a run whose model was re-pulled with other weights under the same name.
-    static func checkDigest(existing: IndexManifest, proposed: IndexManifest, indexPath: String) throws {
+    static func checkDigest(existing: IndexManifest, proposed: IndexManifest, shownLocation: String) throws {
         guard let old = existing.modelDigest, let new = proposed.modelDigest, old != new else { return }
         if old.hasPrefix("host=") {
             // An OpenAI-compatible server: the same model id on another server may be other weights.
             throw IndexError(
                 code: .digestMismatch,
-                message: "index \(indexPath) was embedded by '\(proposed.model)' on the server at "
+                message: "index \(shownLocation) was embedded by '\(proposed.model)' on the server at "
                     + "\(old.dropFirst(5)), not \(new.dropFirst(5)) — use that server's --base-url, or rebuild the "
                     + "vectors: trove index --reembed")
         }
         throw IndexError(
             code: .digestMismatch,
-            message: "model '\(proposed.model)' changed since index \(indexPath) was built (digest "
+            message: "model '\(proposed.model)' changed since index \(shownLocation) was built (digest "
                 + "\(old.prefix(12)) → \(new.prefix(12)), after an ollama pull?) — run: trove index --reembed")
     }
 }

@@ -58,8 +58,5 @@ public struct VacuumResult: Sendable, Equatable {
     public var bytesAfter: Int64
 }
 
-/// Sizes as Trove prints them: `512 bytes`, `3.5 KB`, `12.0 MB` (binary units, one decimal).
-public enum ByteSize {
-    /// `bytes` in words.
-    public static func format(_ bytes: Int64) -> String { SkippedFile.formatSize(bytes) }
-}
+/// Sizes as Trove prints them (binary units, one decimal), under TroveKit's name.
+public typealias ByteSize = TroveIngest.ByteSize

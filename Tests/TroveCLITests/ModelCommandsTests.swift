@@ -14,8 +14,8 @@ struct ModelCommandsTests {
         #expect(
             run.output == """
                 NAME                     SIZE    FAMILY      EMBEDDING  DIMENSION  CONTEXT
-                llama3.2:latest          4.1 MB  llama       no         -          131072
-                nomic-embed-text:latest  1.1 MB  nomic-bert  yes        64         2048
+                llama3.2:latest          3.9 MB  llama       no         -          131072
+                nomic-embed-text:latest  1.0 MB  nomic-bert  yes        64         2048
 
                 """)
     }
@@ -69,7 +69,7 @@ struct ModelCommandsTests {
         #expect(
             run.error == """
                 pulling manifest
-                pulling \(digest): 4.0 MB
+                pulling \(digest): 3.8 MB
                 verifying sha256 digest
                 writing manifest
                 success

@@ -213,3 +213,16 @@ struct CrawlerTests {
         #expect(skipped.description == expected)
     }
 }
+
+@Suite("byte sizes, one rule")
+struct ByteSizeTests {
+    @Test(
+        "binary units with one decimal, rounded half up; bytes below a KB",
+        arguments: [
+            (0, "0 bytes"), (1, "1 byte"), (1023, "1023 bytes"), (1024, "1.0 KB"), (1075, "1.0 KB"), (1076, "1.1 KB"), (10 << 20, "10.0 MB"),
+            (4_000_000, "3.8 MB"), (3 << 30, "3.0 GB"), (5 << 40, "5.0 TB"),
+        ] as [(Int64, String)])
+    func format(bytes: Int64, shown: String) {
+        #expect(ByteSize.format(bytes) == shown)
+    }
+}

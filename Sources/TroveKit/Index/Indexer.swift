@@ -34,7 +34,7 @@ public final class Indexer {
         var match = Fingerprint.Match.same
         if let existing, !options.reembed {
             // A model mismatch is known before anything else is asked of the server, and is the more useful message.
-            match = try await Fingerprint.checkModel(existing: existing, embedder: embedder, indexPath: store.location)
+            match = try await Fingerprint.checkModel(existing: existing, embedder: embedder, shownLocation: store.location)
         }
         let counting = Counter()
         let info = try await RetryingEmbedder(embedder, policy: options.retry).inspect()
@@ -52,9 +52,9 @@ public final class Indexer {
             probe: needsProbe && match == .same ? try await Fingerprint.probe(retrying) : nil)
         if let existing {
             if options.reembed {
-                try Fingerprint.checkChunker(existing: existing, proposed: proposed, indexPath: store.location)
+                try Fingerprint.checkChunker(existing: existing, proposed: proposed, shownLocation: store.location)
             } else {
-                try Fingerprint.check(existing: existing, proposed: proposed, match: match, indexPath: store.location)
+                try Fingerprint.check(existing: existing, proposed: proposed, match: match, shownLocation: store.location)
                 if existing.probeVector == nil, match == .same {
                     // An index made before probe vectors: its own embedder records one now (the migration).
                     var migrated = existing
