@@ -185,14 +185,6 @@ public struct OllamaClient: Sendable {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as `TimeInterval`.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 extension OllamaClient {
     /// Body of `POST /api/embed`.
     public struct EmbedRequest: Codable, Sendable, Equatable {

@@ -142,11 +142,3 @@ extension OllamaClient {
         var isEmpty: Bool { self == Metrics() }
     }
 }
-
-extension Duration {
-    /// Whole nanoseconds, as Ollama counts durations.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}
