@@ -1,9 +1,9 @@
 import TroveSystem
 
 /// Why the built-in model could not load or run.
-public struct MiniLMError: TroveError, Equatable {
+package struct MiniLMError: TroveError, Equatable {
     /// What kind of failure.
-    public enum Code: String, Sendable {
+    package enum Code: String, Sendable {
         /// A model file is absent.
         case missingFile
         /// A file is there but its content is not what the model needs.
@@ -12,15 +12,15 @@ public struct MiniLMError: TroveError, Equatable {
         case badInput
     }
 
-    public var code: Code
+    package var code: Code
     /// One lowercase line that says what is wrong and what to do.
-    public var message: String
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
     /// A missing model file is a missing service (exit 69): `trove doctor` says how to get it.
-    public var fault: Fault { code == .missingFile ? .unavailable : .failure }
+    package var fault: Fault { code == .missingFile ? .unavailable : .failure }
 }

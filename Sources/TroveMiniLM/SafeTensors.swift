@@ -2,21 +2,21 @@
 import Foundation
 
 /// A `.safetensors` file mapped into memory read-only: tensors are pointers into the mapping, never copies.
-public final class SafeTensors: @unchecked Sendable {
+package final class SafeTensors: @unchecked Sendable {
     // @unchecked: the mapping is read-only and immutable after init; unmapped only in deinit.
 
     /// One tensor's place in the file.
-    public struct Tensor: Sendable {
-        public var dtype: String
-        public var shape: [Int]
+    package struct Tensor: Sendable {
+        package var dtype: String
+        package var shape: [Int]
         /// Byte range within the data section (after the header).
-        public var offsets: Range<Int>
+        package var offsets: Range<Int>
     }
 
     /// The path the file was mapped from.
-    public let path: String
+    package let path: String
     /// Tensors by name (the `__metadata__` entry left out).
-    public let tensors: [String: Tensor]
+    package let tensors: [String: Tensor]
     /// Device, inode, size and times of the file mapped, from the same descriptor.
     let identity: FileIdentity
     /// The whole file, as mapped.
@@ -26,7 +26,7 @@ public final class SafeTensors: @unchecked Sendable {
     private let dataStart: Int
 
     /// Maps `path` and parses its JSON header (`SafeTensorsHeader`).
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
@@ -76,7 +76,7 @@ public final class SafeTensors: @unchecked Sendable {
     }
 
     /// The float32 data of `name`, checked against `shape`; points into the mapping.
-    public func floats(_ name: String, shape: [Int]) throws -> UnsafePointer<Float> {
+    package func floats(_ name: String, shape: [Int]) throws -> UnsafePointer<Float> {
         guard let tensor = tensors[name] else {
             throw MiniLMError(.badFile, "\(path) has no tensor '\(name)' — reinstall the model: Scripts/install-model.sh")
         }

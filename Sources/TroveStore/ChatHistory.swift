@@ -2,10 +2,10 @@ import CSQLite
 import Foundation
 
 /// A stored conversation of `trove chat`.
-public struct ChatSessionRecord: Sendable, Equatable {
-    public var id: Int64
-    public var name: String
-    public var chatModel: String
+package struct ChatSessionRecord: Sendable, Equatable {
+    package var id: Int64
+    package var name: String
+    package var chatModel: String
 }
 
 /// Who wrote a turn of a conversation. Stored as its raw value; the schema also allows `summary`, which nothing
@@ -26,16 +26,16 @@ public enum ChatRole: String, Sendable, CaseIterable {
 }
 
 /// One stored turn of a conversation.
-public struct ChatMessageRecord: Sendable, Equatable {
-    public var role: ChatRole
-    public var content: String
+package struct ChatMessageRecord: Sendable, Equatable {
+    package var role: ChatRole
+    package var content: String
     /// The sources shown with an answer, as JSON.
-    public var sources: String
+    package var sources: String
     /// True for an answer cut short by Ctrl-C.
-    public var interrupted: Bool
+    package var interrupted: Bool
 
     /// A turn from its parts.
-    public init(role: ChatRole, content: String, sources: String = "[]", interrupted: Bool = false) {
+    package init(role: ChatRole, content: String, sources: String = "[]", interrupted: Bool = false) {
         self.role = role
         self.content = content
         self.sources = sources
@@ -45,7 +45,7 @@ public struct ChatMessageRecord: Sendable, Equatable {
 
 extension SQLiteStore {
     /// The session called `name`, created (with `chatModel`) when it does not exist yet.
-    public func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord {
+    package func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord {
         try inTransaction {
             let now = Int64(Date().timeIntervalSince1970)
             let found = try database.withStatement("SELECT id, chat_model FROM chat_sessions WHERE name = ?") {
@@ -69,7 +69,7 @@ extension SQLiteStore {
     }
 
     /// The session's messages, oldest first.
-    public func chatMessages(sessionID: Int64) throws -> [ChatMessageRecord] {
+    package func chatMessages(sessionID: Int64) throws -> [ChatMessageRecord] {
         try database.withStatement(
             "SELECT role, content, sources, interrupted FROM chat_messages WHERE session_id = ? ORDER BY id"
         ) { statement in
@@ -89,7 +89,7 @@ extension SQLiteStore {
     }
 
     /// Replaces the session's stored history with `messages` (after trimming or a `/reset`), in one transaction.
-    public func replaceChatMessages(sessionID: Int64, with messages: [ChatMessageRecord]) throws {
+    package func replaceChatMessages(sessionID: Int64, with messages: [ChatMessageRecord]) throws {
         try inTransaction {
             try database.withStatement("DELETE FROM chat_messages WHERE session_id = ?") { statement in
                 try statement.bind(sessionID, at: 1)
@@ -100,14 +100,14 @@ extension SQLiteStore {
     }
 
     /// Appends turns to the session, in one transaction, so a question is never stored without its answer.
-    public func appendChatMessages(sessionID: Int64, _ messages: [ChatMessageRecord]) throws {
+    package func appendChatMessages(sessionID: Int64, _ messages: [ChatMessageRecord]) throws {
         try inTransaction {
             for message in messages { try insert(message, sessionID: sessionID) }
         }
     }
 
     /// Records the chat model a session now uses (after `/model`).
-    public func setChatModel(sessionID: Int64, _ model: String) throws {
+    package func setChatModel(sessionID: Int64, _ model: String) throws {
         try database.withStatement("UPDATE chat_sessions SET chat_model = ? WHERE id = ?") { statement in
             try statement.bind(model, at: 1)
             try statement.bind(sessionID, at: 2)

@@ -2,20 +2,20 @@
 /// `WHERE` clause (`PostgresStore+Filters.swift`), so a filter never travels as a list of every allowed chunk id;
 /// `matches` is the same rule in Swift (a snapshot store's row mask, and the reference the tests compare with).
 /// Conditions combine with AND; the values of one condition with OR. nil (or empty `extensions`) allows all.
-public struct DocumentConditions: Sendable, Equatable {
+package struct DocumentConditions: Sendable, Equatable {
     /// Absolute paths of the indexed folders allowed.
-    public var rootPaths: [String]?
+    package var rootPaths: [String]?
     /// File extensions, lowercase and without the dot.
-    public var extensions: [String]
+    package var extensions: [String]
     /// Only documents modified at or after this time (nanoseconds since 1970).
-    public var modifiedSince: Int64?
+    package var modifiedSince: Int64?
     /// Only documents modified before this time (nanoseconds since 1970).
-    public var modifiedBefore: Int64?
+    package var modifiedBefore: Int64?
     /// Documents chosen by a condition only Swift evaluates (path globs: see `SearchFilter`).
-    public var documentIDs: Set<Int64>?
+    package var documentIDs: Set<Int64>?
 
     /// Conditions from their parts; `extensions` are normalised (a leading dot dropped, lowercased).
-    public init(
+    package init(
         rootPaths: [String]? = nil, extensions: [String] = [], modifiedSince: Int64? = nil,
         modifiedBefore: Int64? = nil, documentIDs: Set<Int64>? = nil
     ) {
@@ -27,10 +27,10 @@ public struct DocumentConditions: Sendable, Equatable {
     }
 
     /// True when no document can pass (an empty list of roots or of chosen documents).
-    public var allowsNothing: Bool { rootPaths?.isEmpty == true || documentIDs?.isEmpty == true }
+    package var allowsNothing: Bool { rootPaths?.isEmpty == true || documentIDs?.isEmpty == true }
 
     /// Whether `document` passes every condition.
-    public func matches(_ document: SearchableDocument) -> Bool {
+    package func matches(_ document: SearchableDocument) -> Bool {
         if let since = modifiedSince, document.modifiedNanoseconds < since { return false }
         if let before = modifiedBefore, document.modifiedNanoseconds >= before { return false }
         if !extensions.isEmpty {
@@ -43,26 +43,26 @@ public struct DocumentConditions: Sendable, Equatable {
 
     /// The lowercased extension of the path's file name: after its last dot, nil when the name has no dot or
     /// only a leading one (`.bashrc`).
-    public static func fileExtension(_ path: String) -> String? {
+    package static func fileExtension(_ path: String) -> String? {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         return name[name.index(after: dot)...].lowercased()
     }
 
     /// `.MD` → `md`.
-    public static func normalizedExtension(_ text: String) -> String {
+    package static func normalizedExtension(_ text: String) -> String {
         (text.hasPrefix(".") ? String(text.dropFirst()) : text).lowercased()
     }
 }
 
 /// Which passages a search may rank: listed by chunk id (a snapshot store's row mask, or a retriever's winners
 /// rescored), or as document conditions a store evaluates inside its own queries (PostgreSQL's `WHERE` clause).
-public enum CandidateRestriction: Sendable {
+package enum CandidateRestriction: Sendable {
     case chunks([Int64])
     case documents(DocumentConditions)
 
     /// True when nothing can pass.
-    public var allowsNothing: Bool {
+    package var allowsNothing: Bool {
         switch self {
         case .chunks(let ids): ids.isEmpty
         case .documents(let conditions): conditions.allowsNothing

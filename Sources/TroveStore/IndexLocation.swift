@@ -29,7 +29,7 @@ public enum IndexLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The store here, created when missing and `createIfMissing` (a SQLite file; a PostgreSQL schema).
-    public func open(createIfMissing: Bool) throws -> any IndexBackend {
+    package func open(createIfMissing: Bool) throws -> any IndexBackend {
         switch self {
         case .file(let path): try SQLiteStore(path: path, createIfMissing: createIfMissing)
         case .postgres(let url): try PostgresStore(url: url, createIfMissing: createIfMissing)

@@ -10,7 +10,7 @@ extension SQLiteStore {
 
     /// How many times every vector was replaced at once (each finished re-embed adds one). A writer notes it when
     /// it starts and checks it in every transaction, so vectors of the old model never land in a re-embedded index.
-    public func vectorGeneration() throws -> Int64 {
+    package func vectorGeneration() throws -> Int64 {
         try database.withStatement("SELECT value FROM manifest WHERE key = ?") { statement in
             try statement.bind(Self.generationKey, at: 1)
             guard try statement.step() else { return 0 }
@@ -24,7 +24,7 @@ extension SQLiteStore {
     }
 
     /// Throws when the index was re-embedded since a writer read `expected` (call inside its transaction).
-    public func checkGeneration(_ expected: Int64) throws {
+    package func checkGeneration(_ expected: Int64) throws {
         let now = try vectorGeneration()
         guard now == expected else {
             throw StoreError(
@@ -46,7 +46,7 @@ extension SQLiteStore {
     /// Changes whenever the vectors change: the chunk count and highest id (ids are never reused) and the vector
     /// generation (a re-embed replaces every vector but keeps both). A long-lived reader checks `dataVersion()`
     /// (one pragma) before each search and reads this only when that moved.
-    public func contentVersion() throws -> [Int64] {
+    package func contentVersion() throws -> [Int64] {
         try database.transaction(deferred: true) {
             [try database.scalarInt("SELECT count(*) FROM chunks") ?? 0,
              try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0, try vectorGeneration()]
@@ -54,19 +54,19 @@ extension SQLiteStore {
     }
 
     /// Where the writer lock lives: a small file beside the index holding the pid of the process that has it.
-    public var writerLockPath: String { path + ".lock" }
+    package var writerLockPath: String { path + ".lock" }
 
     /// Takes the index's advisory writer lock (`flock` on `INDEX.lock`), or throws naming the process holding it.
     /// Held until the returned lock is released or deallocated, or the process ends (the kernel drops it then,
     /// so a killed writer never leaves the index locked). One lock for the whole file whatever `roots` says:
     /// SQLite has one writer at a time anyway.
-    public func lockForWriting(roots: [String]) throws -> WriterLock {
+    package func lockForWriting(roots: [String]) throws -> WriterLock {
         try WriterLock(path: writerLockPath, indexPath: path)
     }
 }
 
 /// The advisory lock one writing process holds on an index; released on `release()`, deinit or process exit.
-public final class WriterLock: @unchecked Sendable {
+package final class WriterLock: @unchecked Sendable {
     // @unchecked: the release runs once, by the owner (release() or deinit), never from two threads.
     private var releasing: (() -> Void)?
 
@@ -105,7 +105,7 @@ public final class WriterLock: @unchecked Sendable {
     }
 
     /// Gives the lock up.
-    public func release() {
+    package func release() {
         let action = releasing
         releasing = nil
         action?()

@@ -1,28 +1,28 @@
 import CSQLite
 
 /// One indexed document's passages, as `get` reads them back.
-public struct StoredDocumentText: Sendable, Equatable {
+package struct StoredDocumentText: Sendable, Equatable {
     /// Absolute path of the indexed folder.
-    public var rootPath: String
+    package var rootPath: String
     /// Path relative to the root.
-    public var path: String
+    package var path: String
     /// Modification time in nanoseconds since 1970 when indexed.
-    public var modifiedNanoseconds: Int64
+    package var modifiedNanoseconds: Int64
     /// Seconds since 1970 when the document was last written to the index.
-    public var indexedAt: Int64
+    package var indexedAt: Int64
     /// Its chunks, by start line (they may overlap).
-    public var chunks: [StoredChunk]
+    package var chunks: [StoredChunk]
 }
 
 extension SQLiteStore {
     /// SQLite's `PRAGMA data_version`: changes whenever another connection commits to the file, and costs no
     /// read of any table. A warm reader compares it before each search and looks closer only when it moved.
-    public func dataVersion() throws -> Int64 {
+    package func dataVersion() throws -> Int64 {
         try database.scalarInt("PRAGMA data_version") ?? 0
     }
 
     /// The document `path` of the root `rootPath` with its chunks; nil when the index has no such document.
-    public func documentText(rootPath: String, path: String) throws -> StoredDocumentText? {
+    package func documentText(rootPath: String, path: String) throws -> StoredDocumentText? {
         try database.transaction(deferred: true) {
             let head = try database.withStatement(
                 """
@@ -58,7 +58,7 @@ extension SQLiteStore {
     }
 
     /// When a document was last written to the index (seconds since 1970); nil when it holds none.
-    public func lastIndexedAt() throws -> Int64? {
+    package func lastIndexedAt() throws -> Int64? {
         // max() of no rows is one NULL row, read as 0.
         let latest = try database.scalarInt("SELECT coalesce(max(indexed_at), 0) FROM documents") ?? 0
         return latest > 0 ? latest : nil

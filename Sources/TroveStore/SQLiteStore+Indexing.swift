@@ -7,7 +7,7 @@ extension SQLiteStore {
 
     /// A stored vector for each of `hashes` that some chunk with that content hash has (any one of them).
     /// Vectors come back decoded and validated against the manifest's dimension.
-    public func vectors(forContentHashes hashes: [String]) throws -> [String: [Float]] {
+    package func vectors(forContentHashes hashes: [String]) throws -> [String: [Float]] {
         guard !hashes.isEmpty else { return [:] }
         guard let dimension = try manifestDimensionValue(), dimension > 0 else { return [:] }
         // One JSON array parameter for any number of hashes; the index on chunks(content_hash) serves each lookup.
@@ -53,7 +53,7 @@ extension SQLiteStore {
 
     /// Removes the root at `path` (absolute) with all its documents, chunks, vectors and keyword rows.
     /// Returns how many documents and chunks went with it, or nil when the index has no such root.
-    public func forgetRoot(path: String) throws -> (documents: Int, chunks: Int)? {
+    package func forgetRoot(path: String) throws -> (documents: Int, chunks: Int)? {
         try database.transaction {
             guard
                 let id = try database.withStatement(
@@ -86,7 +86,7 @@ extension SQLiteStore {
 
     /// Rewrites the file without free pages (after large deletions) and truncates the WAL.
     /// Needs no other connection to be writing; readers may keep reading.
-    public func vacuum() throws {
+    package func vacuum() throws {
         try checkpoint()
         // Rebuilding the FTS index packs its b-tree segments too; plain VACUUM would keep their slack.
         try database.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
@@ -96,13 +96,13 @@ extension SQLiteStore {
     }
 
     /// Bytes of the database file plus its WAL, as `statistics()` counts them.
-    public var bytesOnDisk: Int64 { FileSystem.size(path) + FileSystem.size(path + "-wal") }
+    package var bytesOnDisk: Int64 { FileSystem.size(path) + FileSystem.size(path + "-wal") }
 
     // MARK: Re-embedding in place
 
     /// Creates the staging table that holds new vectors until a re-embed is complete (kept across runs, so an
     /// interrupted re-embed resumes); `fresh` empties it first (a different model than the staged one).
-    public func beginReembedding(fresh: Bool) throws {
+    package func beginReembedding(fresh: Bool) throws {
         try database.transaction {
             try database.execute(
                 """
@@ -117,7 +117,7 @@ extension SQLiteStore {
     }
 
     /// A value remembered for an unfinished re-embed (e.g. the model it embeds with), nil when none.
-    public func reembedState(_ key: String) throws -> String? {
+    package func reembedState(_ key: String) throws -> String? {
         guard try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'reembed_state'") == 1 else {
             return nil
         }
@@ -128,7 +128,7 @@ extension SQLiteStore {
     }
 
     /// Remembers a value for the re-embed in progress.
-    public func setReembedState(_ key: String, _ value: String) throws {
+    package func setReembedState(_ key: String, _ value: String) throws {
         try database.withStatement("INSERT OR REPLACE INTO reembed_state (key, value) VALUES (?, ?)") { statement in
             try statement.bind(key, at: 1)
             try statement.bind(value, at: 2)
@@ -137,7 +137,7 @@ extension SQLiteStore {
     }
 
     /// Up to `limit` chunks with no staged vector yet, in id order, after `afterID`.
-    public func chunksToReembed(afterID: Int64, limit: Int) throws -> [ChunkForEmbedding] {
+    package func chunksToReembed(afterID: Int64, limit: Int) throws -> [ChunkForEmbedding] {
         try database.withStatement(
             """
             SELECT chunks.id, chunks.heading, chunks.text FROM chunks
@@ -157,7 +157,7 @@ extension SQLiteStore {
     }
 
     /// Stages new vectors (call inside `inTransaction`); they replace the live ones only in `finishReembedding`.
-    public func stageVectors(_ vectors: [(chunkID: Int64, vector: [Float])]) throws {
+    package func stageVectors(_ vectors: [(chunkID: Int64, vector: [Float])]) throws {
         let insert = try database.cachedStatement(
             "INSERT OR REPLACE INTO reembed_vectors (chunk_id, embedding) VALUES (?, ?)")
         defer { insert.reset() }
@@ -175,7 +175,7 @@ extension SQLiteStore {
     /// Swaps the staged vectors in for every chunk, writes `manifest` and adds one to the generation, in one
     /// transaction; then drops the staging tables. Refused while any chunk has no staged vector (added meanwhile
     /// by another writer): swapping then would leave it without a vector.
-    public func finishReembedding(manifest: IndexManifest) throws {
+    package func finishReembedding(manifest: IndexManifest) throws {
         try database.transaction {
             let unstaged =
                 try database.scalarInt(
@@ -201,7 +201,7 @@ extension SQLiteStore {
 
     /// Every document and chunk with its vector bytes, in (root, path, ordinal) order — ids left out, since they
     /// differ between runs that produce the same index.
-    public func contentRows() throws -> [ContentRow] {
+    package func contentRows() throws -> [ContentRow] {
         try database.withStatement(
             """
             SELECT roots.path, documents.path, documents.content_hash, coalesce(chunks.ordinal, -1),
@@ -228,7 +228,7 @@ extension SQLiteStore {
 
     /// Documents whose chunks are not exactly ordinals 0..<n each with a vector: what a half-written document
     /// would look like. Empty for a consistent index.
-    public func halfWrittenDocuments() throws -> [String] {
+    package func halfWrittenDocuments() throws -> [String] {
         try database.withStatement(
             """
             SELECT documents.path FROM documents

@@ -37,7 +37,7 @@ extension SQLiteStore {
     /// Any user text is safe: each word becomes a quoted FTS5 string, and the words are OR-ed for recall. Words in
     /// Chinese, Japanese or Korean are looked up in `chunks_cjk` as their characters' bigrams; a passage's score is
     /// the sum of its scores in both tables, BM25 being a sum over query terms already.
-    public func keywordSearch(
+    package func keywordSearch(
         _ query: String, limit: Int, allowedChunkIDs: [Int64]? = nil, bm25: BM25 = BM25()
     ) throws -> [KeywordHit] {
         guard limit > 0, allowedChunkIDs.map({ !$0.isEmpty }) ?? true else { return [] }

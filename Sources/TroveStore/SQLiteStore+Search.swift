@@ -1,18 +1,18 @@
 import CSQLite
 
 /// A document as search filters see it.
-public struct SearchableDocument: Sendable, Equatable {
+package struct SearchableDocument: Sendable, Equatable {
     /// Row id.
-    public var id: Int64
+    package var id: Int64
     /// Absolute path of the indexed folder it belongs to.
-    public var rootPath: String
+    package var rootPath: String
     /// Path relative to the root.
-    public var path: String
+    package var path: String
     /// Modification time in nanoseconds since 1970 when indexed.
-    public var modifiedNanoseconds: Int64
+    package var modifiedNanoseconds: Int64
 
     /// A document from its parts.
-    public init(id: Int64, rootPath: String, path: String, modifiedNanoseconds: Int64) {
+    package init(id: Int64, rootPath: String, path: String, modifiedNanoseconds: Int64) {
         self.id = id
         self.rootPath = rootPath
         self.path = path
@@ -22,7 +22,7 @@ public struct SearchableDocument: Sendable, Equatable {
 
 extension SQLiteStore {
     /// Every document with its root and mtime, for evaluating search filters (no chunk text is read).
-    public func searchableDocuments() throws -> [SearchableDocument] {
+    package func searchableDocuments() throws -> [SearchableDocument] {
         try database.withStatement(
             """
             SELECT documents.id, roots.path, documents.path, documents.mtime_ns
@@ -41,7 +41,7 @@ extension SQLiteStore {
     }
 
     /// The ids of every chunk of these documents, ascending.
-    public func chunkIDs(inDocuments documentIDs: [Int64]) throws -> [Int64] {
+    package func chunkIDs(inDocuments documentIDs: [Int64]) throws -> [Int64] {
         guard !documentIDs.isEmpty else { return [] }
         return try database.withStatement(
             "SELECT id FROM chunks WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY id"
@@ -54,7 +54,7 @@ extension SQLiteStore {
     }
 
     /// The document id of each of these chunks; unknown chunk ids are absent.
-    public func documentIDs(ofChunks chunkIDs: [Int64]) throws -> [Int64: Int64] {
+    package func documentIDs(ofChunks chunkIDs: [Int64]) throws -> [Int64: Int64] {
         guard !chunkIDs.isEmpty else { return [:] }
         return try database.withStatement(
             "SELECT id, document_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))"

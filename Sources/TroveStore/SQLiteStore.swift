@@ -8,9 +8,9 @@ import CSQLite
 
 /// The index file: roots, documents, chunks, vectors, FTS.
 /// Not thread-safe: one owner uses it synchronously.
-public final class SQLiteStore {
+package final class SQLiteStore {
     /// The file path of the SQLite database.
-    public let path: String
+    package let path: String
     /// The connection; internal so tests can reach the raw SQL.
     let database: Database
     /// How many migrations this open applied (0 when the file was already current).
@@ -21,7 +21,7 @@ public final class SQLiteStore {
     /// How a search maps the flat vector cache; only benchmarks choose another than `.map`.
     package var vectorLoad = VectorCache.LoadMode.map
 
-    public init(path: String, createIfMissing: Bool) throws {
+    package init(path: String, createIfMissing: Bool) throws {
         self.path = path
         if !FileSystem.exists(path) {
             guard createIfMissing else { throw StoreError.missingIndex(path: path) }
@@ -62,7 +62,7 @@ public final class SQLiteStore {
     // MARK: Manifest
 
     /// The fingerprint, or nil for a new index.
-    public func manifest() throws -> IndexManifest? {
+    package func manifest() throws -> IndexManifest? {
         let values = try database.withStatement("SELECT key, value FROM manifest") { statement in
             var values: [String: String] = [:]
             while try statement.step() { values[statement.string(0)] = statement.string(1) }
@@ -74,7 +74,7 @@ public final class SQLiteStore {
     }
 
     /// Replaces every manifest key with those of `manifest` (atomically).
-    public func writeManifest(_ manifest: IndexManifest) throws {
+    package func writeManifest(_ manifest: IndexManifest) throws {
         let pairs = ManifestText.encode(manifest)
         try database.transaction {
             // The generation is not part of the fingerprint: it counts vector swaps, and survives a rewrite.
@@ -107,14 +107,14 @@ public final class SQLiteStore {
     /// Runs `body` in one `BEGIN IMMEDIATE … COMMIT` transaction; rolls back when it throws, and rethrows.
     /// A nested call runs in a SAVEPOINT inside the outer transaction: its failure undoes only its own work.
     @discardableResult
-    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try database.transaction(body)
     }
 
     // MARK: Roots and documents
 
     /// The id of the root folder `path` (absolute), inserting it when new.
-    public func rootID(forPath path: String) throws -> Int64 {
+    package func rootID(forPath path: String) throws -> Int64 {
         if let id = try database.withStatement(
             "SELECT id FROM roots WHERE path = ?",
             { statement in
@@ -133,7 +133,7 @@ public final class SQLiteStore {
     }
 
     /// Every root with its document count, ordered by path.
-    public func roots() throws -> [IndexRoot] {
+    package func roots() throws -> [IndexRoot] {
         try database.withStatement(
             """
             SELECT roots.id, roots.path, count(documents.id) FROM roots
@@ -151,7 +151,7 @@ public final class SQLiteStore {
     }
 
     /// The documents stored under a root, keyed by their root-relative path.
-    public func documents(inRoot rootID: Int64) throws -> [String: StoredDocument] {
+    package func documents(inRoot rootID: Int64) throws -> [String: StoredDocument] {
         try database.withStatement(
             "SELECT id, path, size, mtime_ns, content_hash FROM documents WHERE root_id = ?"
         ) { statement in
@@ -170,7 +170,7 @@ public final class SQLiteStore {
     /// Returns the new document id. Vectors must match the manifest's dimension and be finite; on any error
     /// nothing of this document is written (it runs in its own savepoint).
     @discardableResult
-    public func replaceDocument(_ document: NewDocument, chunks: [NewChunk]) throws -> Int64 {
+    package func replaceDocument(_ document: NewDocument, chunks: [NewChunk]) throws -> Int64 {
         try NewChunk.validate(chunks, of: document.path, dimension: try manifestDimension())
         return try database.transaction {
             // The cascade removes the old chunks and vectors; the chunks trigger removes their FTS rows.
@@ -226,7 +226,7 @@ public final class SQLiteStore {
     }
 
     /// Removes a document with its chunks, vectors and keyword rows.
-    public func deleteDocument(id: Int64) throws {
+    package func deleteDocument(id: Int64) throws {
         try database.withStatement("DELETE FROM documents WHERE id = ?") { statement in
             try statement.bind(id, at: 1)
             try statement.run()
@@ -237,7 +237,7 @@ public final class SQLiteStore {
 
     /// Every vector as one contiguous row-major matrix, validated (length, dimension, finite).
     /// One sequential scan of `vectors` in chunk-id order, each BLOB copied straight into the matrix.
-    public func loadVectors() throws -> StoredVectors {
+    package func loadVectors() throws -> StoredVectors {
         // A read transaction so the count and the scan see the same snapshot while an indexer commits.
         try database.transaction(deferred: true) {
             let count = Int(try database.scalarInt("SELECT count(*) FROM vectors") ?? 0)
@@ -278,7 +278,7 @@ public final class SQLiteStore {
     // MARK: Chunks
 
     /// The chunks with these ids, with their document path and root; unknown ids are absent from the result.
-    public func chunks(ids: [Int64]) throws -> [Int64: StoredChunk] {
+    package func chunks(ids: [Int64]) throws -> [Int64: StoredChunk] {
         guard !ids.isEmpty else { return [:] }
         // One cached statement for any number of ids: the list travels as a JSON array through json_each,
         // instead of a fresh `IN (?, ?, …)` statement (and cache entry) per list length.
@@ -310,7 +310,7 @@ public final class SQLiteStore {
     // MARK: Maintenance
 
     /// Counts and bytes on disk (database file plus WAL).
-    public func statistics() throws -> IndexStatistics {
+    package func statistics() throws -> IndexStatistics {
         let counts = try database.withStatement(
             "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)"
         ) { statement in
@@ -323,7 +323,7 @@ public final class SQLiteStore {
     }
 
     /// SQLite's `PRAGMA integrity_check` plus FTS5's own check; `ok` when healthy, else one problem per line.
-    public func integrityCheck() throws -> String {
+    package func integrityCheck() throws -> String {
         let report = try database.withStatement("PRAGMA integrity_check") { statement in
             var lines: [String] = []
             while try statement.step() { lines.append(statement.string(0)) }
@@ -341,7 +341,7 @@ public final class SQLiteStore {
     }
 
     /// Copies the WAL into the database file and truncates the WAL (e.g. after a large indexing run).
-    public func checkpoint() throws {
+    package func checkpoint() throws {
         _ = try database.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 }

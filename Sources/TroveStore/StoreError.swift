@@ -2,9 +2,9 @@ import CSQLite
 import TroveSystem
 
 /// Every failure of the store: a code, a lowercase sentence for the user, and the SQL that failed (never its values).
-public struct StoreError: TroveError, CustomDebugStringConvertible {
+package struct StoreError: TroveError, CustomDebugStringConvertible {
     /// What went wrong, for code that reacts to it.
-    public enum Code: Sendable, Equatable {
+    package enum Code: Sendable, Equatable {
         case missingIndex, cannotOpen
         case sqlite(Int32)
         /// PostgreSQL refused a statement; its SQLSTATE (e.g. `42501`, insufficient privilege).
@@ -20,33 +20,33 @@ public struct StoreError: TroveError, CustomDebugStringConvertible {
     }
 
     /// What went wrong.
-    public var code: Code
+    package var code: Code
     /// The sentence shown to the user.
-    public var message: String
+    package var message: String
     /// The SQL text that failed, when a statement failed; bound values are never recorded (they hold private text).
-    public var sql: String?
+    package var sql: String?
 
     /// An error with no SQL attached.
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
         self.sql = nil
     }
 
     /// An error raised while running `sql`.
-    public init(code: Code, message: String, sql: String?) {
+    package init(code: Code, message: String, sql: String?) {
         self.code = code
         self.message = message
         self.sql = sql
     }
 
     /// The sentence plus the failing SQL, for logs and test failures.
-    public var debugDescription: String {
+    package var debugDescription: String {
         sql.map { "\(message) [sql: \($0)]" } ?? message
     }
 
     /// An unreachable database server is a missing service (exit 69), like a model server.
-    public var fault: Fault { code == .unavailable ? .unavailable : .failure }
+    package var fault: Fault { code == .unavailable ? .unavailable : .failure }
 }
 
 extension StoreError {

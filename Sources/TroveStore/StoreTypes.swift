@@ -1,27 +1,27 @@
 /// The index's fingerprint: what produced its vectors.
-public struct IndexManifest: Sendable, Equatable {
+package struct IndexManifest: Sendable, Equatable {
     /// Who made the vectors (stored as its raw value under the `embedder` key).
-    public var embedder: Provider
+    package var embedder: Provider
     /// The embedding model's name, e.g. `nomic-embed-text`.
-    public var model: String
+    package var model: String
     /// Ollama's digest of the model, when known.
-    public var modelDigest: String?
+    package var modelDigest: String?
     /// Floats per vector.
-    public var dimension: Int
+    package var dimension: Int
     /// Bumped whenever the chunker's output changes for the same input.
-    public var chunkerVersion: Int
+    package var chunkerVersion: Int
     /// A stable string of the chunker's parameters, e.g. `maxTokens=400,overlap=0.12`.
-    public var chunkerParameters: String
+    package var chunkerParameters: String
     /// Text prepended to queries before embedding.
-    public var queryPrefix: String
+    package var queryPrefix: String
     /// Text prepended to chunks before embedding.
-    public var documentPrefix: String
+    package var documentPrefix: String
     /// The embedding of a fixed probe text, made with the index: another embedder whose probe vector agrees
     /// (cosine ≥ 0.999) makes comparable vectors. Nil in indexes made before it existed, until their next run.
-    public var probeVector: [Float]?
+    package var probeVector: [Float]?
 
     /// A manifest from its parts.
-    public init(
+    package init(
         embedder: Provider, model: String, modelDigest: String?, dimension: Int, chunkerVersion: Int,
         chunkerParameters: String, queryPrefix: String, documentPrefix: String, probeVector: [Float]? = nil
     ) {
@@ -38,16 +38,16 @@ public struct IndexManifest: Sendable, Equatable {
 }
 
 /// A folder that was indexed, with how many documents it holds.
-public struct IndexRoot: Sendable, Equatable {
+package struct IndexRoot: Sendable, Equatable {
     /// Row id, stable for the life of the index.
-    public var id: Int64
+    package var id: Int64
     /// Absolute path of the folder.
-    public var path: String
+    package var path: String
     /// Documents stored under it.
-    public var documentCount: Int
+    package var documentCount: Int
 
     /// A root from its parts.
-    public init(id: Int64, path: String, documentCount: Int) {
+    package init(id: Int64, path: String, documentCount: Int) {
         self.id = id
         self.path = path
         self.documentCount = documentCount
@@ -55,18 +55,18 @@ public struct IndexRoot: Sendable, Equatable {
 }
 
 /// What the index remembers of a file, to decide whether it changed.
-public struct StoredDocument: Sendable, Equatable {
+package struct StoredDocument: Sendable, Equatable {
     /// Row id; changes when the document is replaced.
-    public var id: Int64
+    package var id: Int64
     /// Bytes on disk when indexed.
-    public var size: Int64
+    package var size: Int64
     /// Modification time in nanoseconds since 1970 when indexed.
-    public var modifiedNanoseconds: Int64
+    package var modifiedNanoseconds: Int64
     /// Hash of the file's content when indexed.
-    public var contentHash: String
+    package var contentHash: String
 
     /// A stored document from its parts.
-    public init(id: Int64, size: Int64, modifiedNanoseconds: Int64, contentHash: String) {
+    package init(id: Int64, size: Int64, modifiedNanoseconds: Int64, contentHash: String) {
         self.id = id
         self.size = size
         self.modifiedNanoseconds = modifiedNanoseconds
@@ -75,20 +75,20 @@ public struct StoredDocument: Sendable, Equatable {
 }
 
 /// A file about to be stored.
-public struct NewDocument: Sendable, Equatable {
+package struct NewDocument: Sendable, Equatable {
     /// The root it belongs to (from `SQLiteStore.rootID(forPath:)`).
-    public var rootID: Int64
+    package var rootID: Int64
     /// Path relative to the root.
-    public var path: String
+    package var path: String
     /// Bytes on disk.
-    public var size: Int64
+    package var size: Int64
     /// Modification time in nanoseconds since 1970.
-    public var modifiedNanoseconds: Int64
+    package var modifiedNanoseconds: Int64
     /// Hash of the file's content.
-    public var contentHash: String
+    package var contentHash: String
 
     /// A new document from its parts.
-    public init(rootID: Int64, path: String, size: Int64, modifiedNanoseconds: Int64, contentHash: String) {
+    package init(rootID: Int64, path: String, size: Int64, modifiedNanoseconds: Int64, contentHash: String) {
         self.rootID = rootID
         self.path = path
         self.size = size
@@ -98,24 +98,24 @@ public struct NewDocument: Sendable, Equatable {
 }
 
 /// A chunk of a new document with its embedding.
-public struct NewChunk: Sendable, Equatable {
+package struct NewChunk: Sendable, Equatable {
     /// Position within the document, from 0.
-    public var ordinal: Int
+    package var ordinal: Int
     /// First line, 1-based.
-    public var startLine: Int
+    package var startLine: Int
     /// Last line, inclusive.
-    public var endLine: Int
+    package var endLine: Int
     /// Heading path joined with ` › `.
-    public var heading: String
+    package var heading: String
     /// The chunk's text.
-    public var text: String
+    package var text: String
     /// Hash of `text`, to reuse embeddings of unchanged chunks.
-    public var contentHash: String
+    package var contentHash: String
     /// Unit-length vector of the index's dimension.
-    public var vector: [Float]
+    package var vector: [Float]
 
     /// A new chunk from its parts.
-    public init(
+    package init(
         ordinal: Int, startLine: Int, endLine: Int, heading: String, text: String, contentHash: String, vector: [Float]
     ) {
         self.ordinal = ordinal
@@ -151,11 +151,11 @@ extension NewChunk {
 ///
 /// The floats are owned (read from SQLite) or borrowed from a read-only mapping of the flat cache file
 /// (`mapping`), which a search scores in place instead of copying 4·N·d bytes into fresh memory.
-public struct StoredVectors: Sendable {
+package struct StoredVectors: Sendable {
     /// Floats per row.
-    public var dimension: Int
+    package var dimension: Int
     /// Row `i` of `values` belongs to `chunkIDs[i]`; ascending.
-    public var chunkIDs: [Int64]
+    package var chunkIDs: [Int64]
     private var storage: Storage
 
     private enum Storage: Sendable {
@@ -164,7 +164,7 @@ public struct StoredVectors: Sendable {
     }
 
     /// A matrix from its parts (`values.count == chunkIDs.count * dimension`).
-    public init(dimension: Int, chunkIDs: [Int64], values: [Float]) {
+    package init(dimension: Int, chunkIDs: [Int64], values: [Float]) {
         self.dimension = dimension
         self.chunkIDs = chunkIDs
         self.storage = .owned(values)
@@ -179,7 +179,7 @@ public struct StoredVectors: Sendable {
 
     /// Row-major, `chunkIDs.count × dimension`. Reading it copies mapped floats into a new array; setting it
     /// makes the floats owned.
-    public var values: [Float] {
+    package var values: [Float] {
         get {
             switch storage {
             case .owned(let values): values
@@ -190,13 +190,13 @@ public struct StoredVectors: Sendable {
     }
 
     /// The mapping the floats are borrowed from; nil when they are owned.
-    public var mapping: VectorFileMapping? {
+    package var mapping: VectorFileMapping? {
         if case .mapped(let mapping) = storage { return mapping }
         return nil
     }
 
     /// Calls `body` with the row-major floats, owned or mapped, without copying them.
-    public func withUnsafeValues<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+    package func withUnsafeValues<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
         switch storage {
         case .owned(let values): try values.withUnsafeBufferPointer(body)
         case .mapped(let mapping): try withExtendedLifetime(mapping) { try body(mapping.values) }
@@ -205,24 +205,24 @@ public struct StoredVectors: Sendable {
 }
 
 /// A chunk as shown in a search hit.
-public struct StoredChunk: Sendable, Equatable {
+package struct StoredChunk: Sendable, Equatable {
     /// Chunk id.
-    public var id: Int64
+    package var id: Int64
     /// Absolute path of the root folder.
-    public var rootPath: String
+    package var rootPath: String
     /// Document path relative to the root.
-    public var path: String
+    package var path: String
     /// First line, 1-based.
-    public var startLine: Int
+    package var startLine: Int
     /// Last line, inclusive.
-    public var endLine: Int
+    package var endLine: Int
     /// Heading path joined with ` › `.
-    public var heading: String
+    package var heading: String
     /// The chunk's text.
-    public var text: String
+    package var text: String
 
     /// A stored chunk from its parts.
-    public init(id: Int64, rootPath: String, path: String, startLine: Int, endLine: Int, heading: String, text: String)
+    package init(id: Int64, rootPath: String, path: String, startLine: Int, endLine: Int, heading: String, text: String)
     {
         self.id = id
         self.rootPath = rootPath
@@ -235,18 +235,18 @@ public struct StoredChunk: Sendable, Equatable {
 }
 
 /// Counts and size of an index.
-public struct IndexStatistics: Sendable, Equatable {
+package struct IndexStatistics: Sendable, Equatable {
     /// Stored documents.
-    public var documents: Int
+    package var documents: Int
     /// Stored chunks.
-    public var chunks: Int
+    package var chunks: Int
     /// Stored vectors.
-    public var vectors: Int
+    package var vectors: Int
     /// Bytes of the database file plus its WAL.
-    public var bytesOnDisk: Int64
+    package var bytesOnDisk: Int64
 
     /// Statistics from their parts.
-    public init(documents: Int, chunks: Int, vectors: Int, bytesOnDisk: Int64) {
+    package init(documents: Int, chunks: Int, vectors: Int, bytesOnDisk: Int64) {
         self.documents = documents
         self.chunks = chunks
         self.vectors = vectors
@@ -255,30 +255,30 @@ public struct IndexStatistics: Sendable, Equatable {
 }
 
 /// A keyword (FTS5) match: the chunk and its BM25 relevance, higher is better.
-public struct KeywordHit: Sendable, Equatable {
+package struct KeywordHit: Sendable, Equatable {
     /// Chunk id.
-    public var chunkID: Int64
+    package var chunkID: Int64
     /// Negated FTS5 `bm25()`: positive, higher means more relevant.
-    public var score: Double
+    package var score: Double
 
     /// A hit from its parts.
-    public init(chunkID: Int64, score: Double) {
+    package init(chunkID: Int64, score: Double) {
         self.chunkID = chunkID
         self.score = score
     }
 }
 
 /// A chunk to re-embed: its id and the text the embedder saw (heading line and text, without the prefix).
-public struct ChunkForEmbedding: Sendable, Equatable {
+package struct ChunkForEmbedding: Sendable, Equatable {
     /// Chunk id.
-    public var id: Int64
+    package var id: Int64
     /// Heading path joined with ` › `, empty for none.
-    public var heading: String
+    package var heading: String
     /// The chunk's text.
-    public var text: String
+    package var text: String
 
     /// A chunk from its parts.
-    public init(id: Int64, heading: String, text: String) {
+    package init(id: Int64, heading: String, text: String) {
         self.id = id
         self.heading = heading
         self.text = text
@@ -286,25 +286,25 @@ public struct ChunkForEmbedding: Sendable, Equatable {
 }
 
 /// One chunk of the index with everything that defines it, for comparing two indexes' contents.
-public struct ContentRow: Sendable, Equatable, Hashable {
+package struct ContentRow: Sendable, Equatable, Hashable {
     /// Root folder path.
-    public var root: String
+    package var root: String
     /// Document path relative to the root.
-    public var path: String
+    package var path: String
     /// The document's content hash.
-    public var documentHash: String
+    package var documentHash: String
     /// The chunk's ordinal, line range, heading, text, content hash; -1 and empty for a document without chunks.
-    public var ordinal: Int
-    public var startLine: Int
-    public var endLine: Int
-    public var heading: String
-    public var text: String
-    public var chunkHash: String
+    package var ordinal: Int
+    package var startLine: Int
+    package var endLine: Int
+    package var heading: String
+    package var text: String
+    package var chunkHash: String
     /// The vector's bytes, empty when the chunk has none.
-    public var vector: [UInt8]
+    package var vector: [UInt8]
 
     /// A row from its parts.
-    public init(
+    package init(
         root: String, path: String, documentHash: String, ordinal: Int, startLine: Int, endLine: Int, heading: String,
         text: String, chunkHash: String, vector: [UInt8]
     ) {

@@ -148,16 +148,16 @@ package enum VectorCache {
 
 extension SQLiteStore {
     /// Where the flat copy of the matrix lives.
-    public var vectorCachePath: String { path + ".vectors" }
+    package var vectorCachePath: String { path + ".vectors" }
 
     /// Whether the index holds any vector, without counting them (a count reads every vector page).
-    public func hasVectors() throws -> Bool {
+    package func hasVectors() throws -> Bool {
         try database.scalarInt("SELECT EXISTS (SELECT 1 FROM vectors)") == 1
     }
 
     /// `loadVectors()`, served from the flat cache file when it matches the index, else read from the index and
     /// the cache rewritten. The key costs two index lookups; no vector page is read on a hit.
-    public func loadVectorsCached() throws -> StoredVectors {
+    package func loadVectorsCached() throws -> StoredVectors {
         guard let key = try database.transaction(deferred: true, { try vectorCacheKey() }) else {
             return try loadVectors()
         }
@@ -190,12 +190,12 @@ extension SQLiteStore {
 /// A read-only mapping of a vector cache file whose floats a matrix borrows; unmapped when the last matrix using
 /// it goes away. The file must not be modified in place while mapped (shrinking it would fault the reader):
 /// `VectorCache.write` replaces it by `rename`.
-public final class VectorFileMapping: @unchecked Sendable {
+package final class VectorFileMapping: @unchecked Sendable {
     // Safety: the mapping is PROT_READ and never changed after init; it lives until deinit.
     let base: UnsafeRawPointer
     private let length: Int
     /// The row-major floats inside the mapping.
-    public let values: UnsafeBufferPointer<Float>
+    package let values: UnsafeBufferPointer<Float>
 
     /// Maps `length` bytes of `descriptor`; nil when `mmap` fails.
     init?(descriptor: Int32, length: Int, floatsAt offset: Int, floatCount: Int, mode: VectorCache.LoadMode) {

@@ -52,7 +52,7 @@ extension CandidateRestriction {
 
 extension PostgresStore {
     /// The documents meeting `conditions`, in id order, at most `limit` when given.
-    public func searchableDocuments(matching conditions: DocumentConditions, limit: Int?) throws
+    package func searchableDocuments(matching conditions: DocumentConditions, limit: Int?) throws
         -> [SearchableDocument]
     {
         guard !conditions.allowsNothing, limit.map({ $0 > 0 }) ?? true else { return [] }

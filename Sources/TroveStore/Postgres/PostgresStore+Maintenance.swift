@@ -7,7 +7,7 @@
 /// Statistics, checks, compaction, comparison dumps and conversations on PostgreSQL.
 extension PostgresStore {
     /// Counts, and the bytes of the schema's tables with their indexes and TOAST.
-    public func statistics() throws -> IndexStatistics {
+    package func statistics() throws -> IndexStatistics {
         let rows = try connection.query(
             """
             SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors),
@@ -20,7 +20,7 @@ extension PostgresStore {
 
     /// PostgreSQL checks its own pages; this checks what Trove relies on: every chunk has a vector of the
     /// manifest's dimension, and every document's chunks are ordinals 0..<n. `ok` when so.
-    public func integrityCheck() throws -> String {
+    package func integrityCheck() throws -> String {
         var problems: [String] = []
         if let dimension = try manifestDimension() {
             let wrong =
@@ -37,22 +37,22 @@ extension PostgresStore {
 
     /// `VACUUM (ANALYZE)` of the index's tables: returns dead rows' space for reuse and refreshes the planner's
     /// statistics (its row estimate is what `hnsw=auto` and the filter share read). Runs outside a transaction.
-    public func vacuum() throws {
+    package func vacuum() throws {
         try connection.execute("VACUUM (ANALYZE) manifest, roots, documents, chunks, vectors, reembed_vectors")
     }
 
     /// The server checkpoints on its own.
-    public func checkpoint() throws {}
+    package func checkpoint() throws {}
 
     /// Refreshes the planner's statistics after a run that wrote, and builds the HNSW index when the policy says.
-    public func afterIndexing(chunksEmbedded: Int) throws {
+    package func afterIndexing(chunksEmbedded: Int) throws {
         if chunksEmbedded > 0 { try connection.execute("ANALYZE vectors") }
         try updateHNSW()
     }
 
     /// Every document and chunk with its vector bytes (little-endian float32, as SQLite stores them), in
     /// (root, path, ordinal) order by bytes, without ids.
-    public func contentRows() throws -> [ContentRow] {
+    package func contentRows() throws -> [ContentRow] {
         let dimension = try manifestDimension() ?? 0
         let rows = try connection.query(
             """
@@ -77,7 +77,7 @@ extension PostgresStore {
     }
 
     /// Documents whose chunks are not exactly ordinals 0..<n each with a vector.
-    public func halfWrittenDocuments() throws -> [String] {
+    package func halfWrittenDocuments() throws -> [String] {
         let rows = try connection.query(
             """
             SELECT documents.path FROM documents
@@ -94,7 +94,7 @@ extension PostgresStore {
     // MARK: Conversations
 
     /// The session called `name`, created (with `chatModel`) when it does not exist yet.
-    public func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord {
+    package func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord {
         try inTransaction {
             let now = String(time(nil))
             try connection.query(
@@ -108,7 +108,7 @@ extension PostgresStore {
     }
 
     /// The session's messages, oldest first.
-    public func chatMessages(sessionID: Int64) throws -> [ChatMessageRecord] {
+    package func chatMessages(sessionID: Int64) throws -> [ChatMessageRecord] {
         let rows = try connection.query(
             "SELECT role, content, sources, interrupted FROM chat_messages WHERE session_id = $1 ORDER BY id",
             [String(sessionID)])
@@ -120,7 +120,7 @@ extension PostgresStore {
     }
 
     /// Replaces the session's stored history with `messages`, in one transaction.
-    public func replaceChatMessages(sessionID: Int64, with messages: [ChatMessageRecord]) throws {
+    package func replaceChatMessages(sessionID: Int64, with messages: [ChatMessageRecord]) throws {
         try inTransaction {
             try connection.query("DELETE FROM chat_messages WHERE session_id = $1", [String(sessionID)])
             for message in messages { try insert(message, sessionID: sessionID) }
@@ -128,14 +128,14 @@ extension PostgresStore {
     }
 
     /// Appends turns to the session, in one transaction.
-    public func appendChatMessages(sessionID: Int64, _ messages: [ChatMessageRecord]) throws {
+    package func appendChatMessages(sessionID: Int64, _ messages: [ChatMessageRecord]) throws {
         try inTransaction {
             for message in messages { try insert(message, sessionID: sessionID) }
         }
     }
 
     /// Records the chat model a session now uses.
-    public func setChatModel(sessionID: Int64, _ model: String) throws {
+    package func setChatModel(sessionID: Int64, _ model: String) throws {
         try writing {
             _ = try connection.query(
                 "UPDATE chat_sessions SET chat_model = $1 WHERE id = $2", [model, String(sessionID)])

@@ -3,7 +3,7 @@
 /// top-k.
 extension PostgresStore: VectorQueryStore {
     /// Every document with its root and mtime, for evaluating search filters.
-    public func searchableDocuments() throws -> [SearchableDocument] {
+    package func searchableDocuments() throws -> [SearchableDocument] {
         let rows = try connection.query(
             """
             SELECT documents.id, roots.path, documents.path, documents.mtime_ns
@@ -17,7 +17,7 @@ extension PostgresStore: VectorQueryStore {
     }
 
     /// The ids of every chunk of these documents, ascending.
-    public func chunkIDs(inDocuments documentIDs: [Int64]) throws -> [Int64] {
+    package func chunkIDs(inDocuments documentIDs: [Int64]) throws -> [Int64] {
         guard !documentIDs.isEmpty else { return [] }
         let rows = try connection.query(
             "SELECT id FROM chunks WHERE document_id = ANY($1::bigint[]) ORDER BY id", [PostgresArray.ids(documentIDs)])
@@ -25,7 +25,7 @@ extension PostgresStore: VectorQueryStore {
     }
 
     /// The document id of each of these chunks; unknown chunk ids are absent.
-    public func documentIDs(ofChunks chunkIDs: [Int64]) throws -> [Int64: Int64] {
+    package func documentIDs(ofChunks chunkIDs: [Int64]) throws -> [Int64: Int64] {
         guard !chunkIDs.isEmpty else { return [:] }
         let rows = try connection.query(
             "SELECT id, document_id FROM chunks WHERE id = ANY($1::bigint[])", [PostgresArray.ids(chunkIDs)])
@@ -35,7 +35,7 @@ extension PostgresStore: VectorQueryStore {
     }
 
     /// The chunks with these ids, with their document path and root.
-    public func chunks(ids: [Int64]) throws -> [Int64: StoredChunk] {
+    package func chunks(ids: [Int64]) throws -> [Int64: StoredChunk] {
         guard !ids.isEmpty else { return [:] }
         let rows = try connection.query(
             """
@@ -55,7 +55,7 @@ extension PostgresStore: VectorQueryStore {
     }
 
     /// Whether the index holds any vector.
-    public func hasVectors() throws -> Bool {
+    package func hasVectors() throws -> Bool {
         try connection.scalar("SELECT EXISTS (SELECT 1 FROM vectors)") == "t"
     }
 
@@ -68,14 +68,14 @@ extension PostgresStore: VectorQueryStore {
     /// (mean nDCG@10 0.4684 on the four public sets, SQLite's 0.4643, `ts_rank_cd` 0.2111) are the pgbench
     /// branch's (/work/notes/pg-findings.md). Any text is safe: lexemes are quoted by `or_query`. CJK words are not
     /// split (the `english` parser keeps a run of CJK characters whole).
-    public func keywordSearch(_ query: String, limit: Int, allowedChunkIDs: [Int64]?, bm25: BM25) throws
+    package func keywordSearch(_ query: String, limit: Int, allowedChunkIDs: [Int64]?, bm25: BM25) throws
         -> [KeywordHit]
     {
         try keywordSearch(query, limit: limit, restriction: allowedChunkIDs.map { .chunks($0) }, bm25: bm25)
     }
 
     /// `keywordSearch` among the chunks of the documents meeting `conditions`, in the query's `WHERE` clause.
-    public func keywordSearch(_ query: String, limit: Int, matching conditions: DocumentConditions, bm25: BM25)
+    package func keywordSearch(_ query: String, limit: Int, matching conditions: DocumentConditions, bm25: BM25)
         throws -> [KeywordHit]
     {
         try keywordSearch(query, limit: limit, restriction: .documents(conditions), bm25: bm25)
@@ -119,14 +119,14 @@ extension PostgresStore: VectorQueryStore {
     /// its `ef_search` candidates, so `ef_search` is raised over the filter's share, and when the index still
     /// returns fewer than `limit` rows while more exist, the query is answered exactly: a filter never empties or
     /// shortens an ANN result.
-    public func nearestChunks(to query: [Float], limit: Int, minScore: Float, allowedChunkIDs: [Int64]?) throws
+    package func nearestChunks(to query: [Float], limit: Int, minScore: Float, allowedChunkIDs: [Int64]?) throws
         -> [VectorHit]
     {
         try nearestChunks(query, limit: limit, minScore: minScore, restriction: allowedChunkIDs.map { .chunks($0) })
     }
 
     /// `nearestChunks` among the chunks of the documents meeting `conditions`, in the query's `WHERE` clause.
-    public func nearestChunks(to query: [Float], limit: Int, minScore: Float, matching conditions: DocumentConditions)
+    package func nearestChunks(to query: [Float], limit: Int, minScore: Float, matching conditions: DocumentConditions)
         throws -> [VectorHit]
     {
         try nearestChunks(query, limit: limit, minScore: minScore, restriction: .documents(conditions))
@@ -156,7 +156,7 @@ extension PostgresStore: VectorQueryStore {
     }
 
     /// The cosine similarity of each of these chunks with `query`.
-    public func similarities(ofChunks chunkIDs: [Int64], to query: [Float]) throws -> [Int64: Float] {
+    package func similarities(ofChunks chunkIDs: [Int64], to query: [Float]) throws -> [Int64: Float] {
         guard !chunkIDs.isEmpty else { return [:] }
         let rows = try connection.query(
             "SELECT chunk_id, 1 - (embedding <=> $1::vector) FROM vectors WHERE chunk_id = ANY($2::bigint[])",
@@ -217,10 +217,10 @@ extension PostgresStore: VectorQueryStore {
     /// Vectors from which `hnsw=auto` builds the HNSW index, and below which a (filtered) query stays exact:
     /// measured (BENCHMARKS.md, "PostgreSQL + pgvector"), d 384, an exact scan costs 36 ms at 10k and 209 ms at
     /// 100k, HNSW 8 ms at 100k with recall@10 1.0, so the crossover is near 20k.
-    public static let hnswThreshold = 20_000
+    package static let hnswThreshold = 20_000
 
     /// Whether the HNSW index exists.
-    public func hasHNSW() throws -> Bool {
+    package func hasHNSW() throws -> Bool {
         try connection.scalar("SELECT to_regclass('vectors_hnsw') IS NOT NULL") == "t"
     }
 
@@ -230,7 +230,7 @@ extension PostgresStore: VectorQueryStore {
 
     /// What the HNSW policy wants and what exists, with the vector count counted (not estimated: it decides a
     /// message about a build).
-    public func annIndexState() throws -> ANNIndexState? {
+    package func annIndexState() throws -> ANNIndexState? {
         let vectors = Int(try connection.scalar("SELECT count(*) FROM vectors") ?? "0") ?? 0
         let wanted: Bool
         switch url.hnsw {
@@ -248,7 +248,7 @@ extension PostgresStore: VectorQueryStore {
     /// Builds the HNSW index when the policy says so (`on`, or `auto` at `hnswThreshold` vectors), drops it for
     /// `off`. Needs the typed column (`vector(d)`, d ≤ 2000 for pgvector's HNSW). A failed build leaves no index
     /// (CREATE INDEX is one transaction) and throws a message saying what follows and what to do.
-    public func updateHNSW() throws {
+    package func updateHNSW() throws {
         guard let state = try annIndexState() else { return }
         if state.wanted, !state.built {
             do {

@@ -10,18 +10,18 @@ extension PostgresStore: IndexBackend {
     // MARK: Versions
 
     /// Bumped by every write transaction (`state.data_version`): one indexed row read per search.
-    public func dataVersion() throws -> Int64 {
+    package func dataVersion() throws -> Int64 {
         Int64(try connection.scalar("SELECT value FROM state WHERE key = 'data_version'") ?? "0") ?? 0
     }
 
     /// The data version and generation: nothing is cached from the vectors on this store (the server ranks
     /// them), so any commit is a reason to re-read the manifest.
-    public func contentVersion() throws -> [Int64] {
+    package func contentVersion() throws -> [Int64] {
         [try dataVersion(), try vectorGeneration()]
     }
 
     /// How many times every vector was replaced at once.
-    public func vectorGeneration() throws -> Int64 {
+    package func vectorGeneration() throws -> Int64 {
         guard let text = try connection.scalar("SELECT value FROM manifest WHERE key = 'generation'") else { return 0 }
         guard let value = Int64(text), value >= 0 else {
             throw damaged("its manifest's generation is \"\(text)\", not a number")
@@ -30,7 +30,7 @@ extension PostgresStore: IndexBackend {
     }
 
     /// Throws when the index was re-embedded since a writer read `expected` (call inside its transaction).
-    public func checkGeneration(_ expected: Int64) throws {
+    package func checkGeneration(_ expected: Int64) throws {
         // A share lock on the manifest row: a re-embed's swap cannot commit between this check and our commit.
         let now = Int64(
             try connection.scalar("SELECT value FROM manifest WHERE key = 'generation' FOR SHARE") ?? "0") ?? 0
@@ -48,7 +48,7 @@ extension PostgresStore: IndexBackend {
     /// server drops its locks): a shared lock on the index plus an exclusive one per folder, so writers of
     /// different folders run at once; `roots` empty takes the index's lock exclusively (a re-embed), which waits
     /// for no one and excludes everyone. Keys are `hashtext` of the schema and of the folder path.
-    public func lockForWriting(roots: [String]) throws -> WriterLock {
+    package func lockForWriting(roots: [String]) throws -> WriterLock {
         let index = "trove:" + url.schema
         let whole = roots.isEmpty
         let (take, give) =
@@ -96,18 +96,18 @@ extension PostgresStore: IndexBackend {
     // MARK: Re-embedding in place
 
     /// The staging tables always exist; `fresh` empties them (a different model than the staged one).
-    public func beginReembedding(fresh: Bool) throws {
+    package func beginReembedding(fresh: Bool) throws {
         guard fresh else { return }
         try inTransaction { try connection.execute("DELETE FROM reembed_vectors; DELETE FROM reembed_state") }
     }
 
     /// A value remembered for an unfinished re-embed, nil when none.
-    public func reembedState(_ key: String) throws -> String? {
+    package func reembedState(_ key: String) throws -> String? {
         try connection.scalar("SELECT value FROM reembed_state WHERE key = $1", [key])
     }
 
     /// Remembers a value for the re-embed in progress.
-    public func setReembedState(_ key: String, _ value: String) throws {
+    package func setReembedState(_ key: String, _ value: String) throws {
         try writing {
             _ = try connection.query(
                 "INSERT INTO reembed_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2",
@@ -116,7 +116,7 @@ extension PostgresStore: IndexBackend {
     }
 
     /// Up to `limit` chunks with no staged vector yet, in id order, after `afterID`.
-    public func chunksToReembed(afterID: Int64, limit: Int) throws -> [ChunkForEmbedding] {
+    package func chunksToReembed(afterID: Int64, limit: Int) throws -> [ChunkForEmbedding] {
         let rows = try connection.query(
             """
             SELECT chunks.id, chunks.heading, chunks.text FROM chunks
@@ -129,7 +129,7 @@ extension PostgresStore: IndexBackend {
     }
 
     /// Stages new vectors (call inside `inTransaction`).
-    public func stageVectors(_ vectors: [(chunkID: Int64, vector: [Float])]) throws {
+    package func stageVectors(_ vectors: [(chunkID: Int64, vector: [Float])]) throws {
         try writing {
             for (chunkID, vector) in vectors {
                 guard vector.withUnsafeBufferPointer(VectorBlob.isFinite) else {
@@ -147,7 +147,7 @@ extension PostgresStore: IndexBackend {
 
     /// Swaps the staged vectors in, writes `manifest` and adds one to the generation, in one transaction (readers
     /// see the old vectors until it commits). The HNSW index is dropped first; `afterIndexing` builds it again.
-    public func finishReembedding(manifest: IndexManifest) throws {
+    package func finishReembedding(manifest: IndexManifest) throws {
         try inTransaction {
             let unstaged =
                 Int(

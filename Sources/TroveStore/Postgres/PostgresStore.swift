@@ -8,11 +8,11 @@
 /// many searchers at once. Behind the same protocol as the SQLite file; ranks vectors in the server (exact
 /// `ORDER BY embedding <=> $1`, or HNSW above a size) with filters in the `WHERE` clause.
 /// Not thread-safe: one owner uses it synchronously, like `SQLiteStore`.
-public final class PostgresStore {
+package final class PostgresStore {
     /// The URL without its password.
-    public let location: String
+    package let location: String
     /// The URL's parts: connection, schema, HNSW policy.
-    public let url: PostgresURL
+    package let url: PostgresURL
     let connection: PostgresConnection
     /// How many migrations this open applied (0 when the schema was already current).
     let appliedMigrations: Int
@@ -20,7 +20,7 @@ public final class PostgresStore {
     /// Connects and opens the index in the URL's schema, creating and migrating it when `createIfMissing`. Throws
     /// `.missingIndex` when the schema holds no index and `createIfMissing` is false, `.unavailable` when the
     /// server cannot be reached.
-    public init(url: String, createIfMissing: Bool) throws {
+    package init(url: String, createIfMissing: Bool) throws {
         let parsed = try PostgresURL(url)
         self.url = parsed
         location = PostgresURL.redacted(url)
@@ -43,7 +43,7 @@ public final class PostgresStore {
     /// Runs `body` in one transaction (a savepoint when nested); the outermost one bumps the data version
     /// before it commits, so readers notice.
     @discardableResult
-    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try connection.transaction(beforeCommit: bumpDataVersion, body)
     }
 
@@ -59,7 +59,7 @@ public final class PostgresStore {
     // MARK: Manifest
 
     /// The fingerprint, or nil for a new index.
-    public func manifest() throws -> IndexManifest? {
+    package func manifest() throws -> IndexManifest? {
         let rows = try connection.query("SELECT key, value FROM manifest")
         var values: [String: String] = [:]
         for row in 0..<rows.count { values[rows.string(row, 0)] = rows.string(row, 1) }
@@ -68,7 +68,7 @@ public final class PostgresStore {
 
     /// Replaces every manifest key (the generation survives) and types the vector column `vector(d)` while it is
     /// empty. The table lock keeps two new indexers from interleaving their rewrites.
-    public func writeManifest(_ manifest: IndexManifest) throws {
+    package func writeManifest(_ manifest: IndexManifest) throws {
         let pairs = ManifestText.encode(manifest)
         try inTransaction {
             try connection.execute("LOCK TABLE manifest IN SHARE ROW EXCLUSIVE MODE")
@@ -107,7 +107,7 @@ public final class PostgresStore {
     // MARK: Roots and documents
 
     /// The id of the root folder `path`, inserting it when new (another writer may insert it at the same time).
-    public func rootID(forPath path: String) throws -> Int64 {
+    package func rootID(forPath path: String) throws -> Int64 {
         try writing {
             try connection.query(
                 "INSERT INTO roots (path, added_at) VALUES ($1, $2) ON CONFLICT (path) DO NOTHING",
@@ -117,7 +117,7 @@ public final class PostgresStore {
     }
 
     /// Every root with its document count, ordered by path.
-    public func roots() throws -> [IndexRoot] {
+    package func roots() throws -> [IndexRoot] {
         let rows = try connection.query(
             """
             SELECT roots.id, roots.path, count(documents.id) FROM roots
@@ -130,7 +130,7 @@ public final class PostgresStore {
     }
 
     /// The documents stored under a root, keyed by their root-relative path.
-    public func documents(inRoot rootID: Int64) throws -> [String: StoredDocument] {
+    package func documents(inRoot rootID: Int64) throws -> [String: StoredDocument] {
         let rows = try connection.query(
             "SELECT id, path, size, mtime_ns, content_hash FROM documents WHERE root_id = $1", [String(rootID)])
         var documents: [String: StoredDocument] = [:]
@@ -145,7 +145,7 @@ public final class PostgresStore {
     /// Replaces the document at (rootID, path) with these chunks and vectors; validated first, then written in
     /// one savepoint, so a failure writes nothing of it.
     @discardableResult
-    public func replaceDocument(_ document: NewDocument, chunks: [NewChunk]) throws -> Int64 {
+    package func replaceDocument(_ document: NewDocument, chunks: [NewChunk]) throws -> Int64 {
         try NewChunk.validate(chunks, of: document.path, dimension: try manifestDimension())
         return try inTransaction {
             try connection.query(
@@ -179,12 +179,12 @@ public final class PostgresStore {
     }
 
     /// Removes a document with its chunks and vectors (the keyword column goes with its row).
-    public func deleteDocument(id: Int64) throws {
+    package func deleteDocument(id: Int64) throws {
         try writing { _ = try connection.query("DELETE FROM documents WHERE id = $1", [String(id)]) }
     }
 
     /// Records a new size and mtime for a document whose content did not change.
-    public func updateDocumentStat(id: Int64, size: Int64, modifiedNanoseconds: Int64) throws {
+    package func updateDocumentStat(id: Int64, size: Int64, modifiedNanoseconds: Int64) throws {
         try writing {
             _ = try connection.query(
                 "UPDATE documents SET size = $1, mtime_ns = $2 WHERE id = $3",
@@ -193,7 +193,7 @@ public final class PostgresStore {
     }
 
     /// A stored vector for each of `hashes` that some chunk with that content hash has.
-    public func vectors(forContentHashes hashes: [String]) throws -> [String: [Float]] {
+    package func vectors(forContentHashes hashes: [String]) throws -> [String: [Float]] {
         guard !hashes.isEmpty, let dimension = try manifestDimension(), dimension > 0 else { return [:] }
         let rows = try connection.query(
             """
@@ -210,7 +210,7 @@ public final class PostgresStore {
     }
 
     /// Removes the root at `path` with everything under it; nil when the index has no such root.
-    public func forgetRoot(path: String) throws -> (documents: Int, chunks: Int)? {
+    package func forgetRoot(path: String) throws -> (documents: Int, chunks: Int)? {
         try inTransaction {
             guard let id = try connection.scalar("SELECT id FROM roots WHERE path = $1", [path]) else { return nil }
             let counts = try connection.query(
@@ -225,7 +225,7 @@ public final class PostgresStore {
 
     /// The document `path` of the root `rootPath` with its chunks; nil when absent. One statement, so it reads one
     /// snapshot while writers commit.
-    public func documentText(rootPath: String, path: String) throws -> StoredDocumentText? {
+    package func documentText(rootPath: String, path: String) throws -> StoredDocumentText? {
         let rows = try connection.query(
             """
             SELECT documents.mtime_ns, documents.indexed_at, chunks.id, chunks.start_line, chunks.end_line,
@@ -248,7 +248,7 @@ public final class PostgresStore {
     }
 
     /// When a document was last written (seconds since 1970); nil when the index holds none.
-    public func lastIndexedAt() throws -> Int64? {
+    package func lastIndexedAt() throws -> Int64? {
         try connection.scalar("SELECT max(indexed_at) FROM documents").flatMap { Int64($0) }
     }
 }

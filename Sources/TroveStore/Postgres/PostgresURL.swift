@@ -3,16 +3,16 @@
 /// libpq refuses query parameters it does not know, so Trove's are removed before connecting; everything else
 /// (user, password, host, port, database, `sslmode`, `service`, `passfile` …) goes to libpq unchanged, which applies
 /// its own rules for credentials (the URL, `PGPASSWORD`, `~/.pgpass`, a service file) and TLS.
-public struct PostgresURL: Sendable, Equatable {
+package struct PostgresURL: Sendable, Equatable {
     /// The URL as libpq gets it: without Trove's parameters.
-    public var connection: String
+    package var connection: String
     /// The schema holding this index (`?schema=`, default `trove`): several indexes share a database this way.
-    public var schema: String
+    package var schema: String
     /// When the HNSW index is used (`?hnsw=auto|on|off`, default auto).
-    public var hnsw: HNSWPolicy
+    package var hnsw: HNSWPolicy
 
     /// When vector search goes through pgvector's HNSW index instead of an exact scan.
-    public enum HNSWPolicy: String, Sendable, CaseIterable {
+    package enum HNSWPolicy: String, Sendable, CaseIterable {
         /// Built and used once the index holds `PostgresStore.hnswThreshold` vectors.
         case auto
         /// Built whatever the size (forced, e.g. to measure it).
@@ -22,10 +22,10 @@ public struct PostgresURL: Sendable, Equatable {
     }
 
     /// The schema used when the URL names none.
-    public static let defaultSchema = "trove"
+    package static let defaultSchema = "trove"
 
     /// Parses `url`; throws a usage-grade `StoreError` for a schema name or `hnsw` value it cannot take.
-    public init(_ url: String) throws {
+    package init(_ url: String) throws {
         var schema = Self.defaultSchema
         var hnsw = HNSWPolicy.auto
         guard let question = url.firstIndex(of: "?") else {
@@ -72,7 +72,7 @@ public struct PostgresURL: Sendable, Equatable {
 
     /// `url` without its password: `postgresql://user:secret@host/db` becomes `postgresql://user@host/db`, and a
     /// `password=` parameter is dropped. What `status`, messages and logs show.
-    public static func redacted(_ url: String) -> String {
+    package static func redacted(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
         let rest = url[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex

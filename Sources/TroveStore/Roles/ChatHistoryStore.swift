@@ -1,5 +1,5 @@
 /// The conversations `trove ask --session` keeps beside the index.
-public protocol ChatHistoryStore: AnyObject {
+package protocol ChatHistoryStore: AnyObject {
     /// The session called `name`, created (with `chatModel`) when it does not exist yet.
     func chatSession(named name: String, chatModel: String) throws -> ChatSessionRecord
     /// The session's messages, oldest first.

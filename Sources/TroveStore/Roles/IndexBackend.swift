@@ -9,4 +9,4 @@
 /// The requirements are split by role, as GRDB separates `DatabaseReader` and `DatabaseWriter`: `IndexReader`,
 /// `IndexWriter`, `IndexMaintenance` and `ChatHistoryStore`. A caller takes the role it needs (`Indexer` a writer,
 /// `Retriever` a reader); the facade, which opens the store, holds all of them.
-public protocol IndexBackend: IndexWriter, IndexMaintenance, ChatHistoryStore {}
+package protocol IndexBackend: IndexWriter, IndexMaintenance, ChatHistoryStore {}

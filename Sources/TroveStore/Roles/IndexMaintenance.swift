@@ -1,6 +1,6 @@
 /// Keeping an index healthy: statistics, checks, compaction, and what follows an indexing run (a WAL checkpoint, an
 /// approximate-nearest-neighbour index). What `status`, `doctor` and `vacuum` need.
-public protocol IndexMaintenance: IndexReader {
+package protocol IndexMaintenance: IndexReader {
     /// Counts and bytes on disk.
     func statistics() throws -> IndexStatistics
     /// `ok` when healthy, else one problem per line.

@@ -1,7 +1,7 @@
 /// Reading an index: its manifest, folders, documents' text, the search primitives and the versions that say when
 /// a snapshot is stale. What search, status and `get` need; `Retriever` takes only this role. Not thread-safe: one
 /// owner uses a store synchronously.
-public protocol IndexReader: AnyObject {
+package protocol IndexReader: AnyObject {
     /// Where the index lives, as shown in messages: a file path, or a URL without its password.
     var location: String { get }
 

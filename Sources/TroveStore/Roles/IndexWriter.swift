@@ -1,6 +1,6 @@
 /// Writing an index: the manifest, documents with their chunks and vectors, the writer lock, and re-embedding in
 /// place. `Indexer` takes this role; like GRDB's `DatabaseWriter`, a writer reads too.
-public protocol IndexWriter: IndexReader {
+package protocol IndexWriter: IndexReader {
     // MARK: Manifest and transactions
 
     /// Replaces every manifest key with those of `manifest` (atomically); the generation survives.
@@ -52,5 +52,5 @@ public protocol IndexWriter: IndexReader {
 
 extension IndexWriter {
     /// Takes the whole index's writer lock (a re-embed, or a store with one writer anyway).
-    public func lockForWriting() throws -> WriterLock { try lockForWriting(roots: []) }
+    package func lockForWriting() throws -> WriterLock { try lockForWriting(roots: []) }
 }

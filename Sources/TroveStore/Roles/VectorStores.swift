@@ -1,11 +1,11 @@
 /// A store that hands search a snapshot of its whole matrix, ranked by BLAS in TroveSearch (SQLite).
-public protocol VectorSnapshotStore: IndexReader {
+package protocol VectorSnapshotStore: IndexReader {
     /// Every vector as one contiguous row-major matrix, validated; from a cache when current.
     func loadVectorsCached() throws -> StoredVectors
 }
 
 /// A store that ranks vectors in its own query engine (PostgreSQL + pgvector), and evaluates search filters there.
-public protocol VectorQueryStore: IndexReader {
+package protocol VectorQueryStore: IndexReader {
     /// The `limit` chunks most similar to `query` (unit length) by cosine, best first (ties by chunk id), scoring
     /// at least `minScore`, only among `allowedChunkIDs` when given: the restriction is part of the query, so it
     /// applies before top-k.
@@ -27,14 +27,14 @@ public protocol VectorQueryStore: IndexReader {
 }
 
 /// A vector match: the chunk and its cosine similarity with the query.
-public struct VectorHit: Sendable, Equatable {
+package struct VectorHit: Sendable, Equatable {
     /// Chunk id.
-    public var chunkID: Int64
+    package var chunkID: Int64
     /// Cosine similarity, -1…1, higher is better.
-    public var score: Float
+    package var score: Float
 
     /// A hit from its parts.
-    public init(chunkID: Int64, score: Float) {
+    package init(chunkID: Int64, score: Float) {
         self.chunkID = chunkID
         self.score = score
     }
