@@ -50,7 +50,7 @@ BLOCK(1, 1)
 
 /// Every row of A against the J rows of W at `w` (output columns j…j+J-1), prefetching `next` (J rows) meanwhile.
 /// Spread over all row groups, the prefetches keep the memory busy the whole panel long: issued by the first group
-/// alone, they came in one burst and a 20-token query's products took 1.14× as long (BENCHMARKS.md, round 5).
+/// alone, they came in one burst and a 20-token query's products took 1.14× as long (BENCHMARKS.md#query-embedding).
 #define PANEL(J)                                                                                                      \
     static TARGET void panel_##J(int m, int k, const float *a, int lda, const float *w, int ldw, const float *bias,  \
                                  int accumulate, float *c, int ldc, const float *next) {                             \

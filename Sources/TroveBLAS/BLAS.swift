@@ -17,9 +17,10 @@ public let CblasTrans = CBLAS_TRANSPOSE(rawValue: 112)
 /// The OpenBLAS routines Trove calls, loaded on first use with `dlopen` instead of being linked.
 ///
 /// OpenBLAS chooses its CPU kernel once, while it loads, from `OPENBLAS_CORETYPE` or its own table of CPUs.
-/// Debian's 0.3.21 does not know newer Xeons and falls back to its SSE3 kernels, 2–4× slower (BENCHMARKS.md).
-/// Loading it ourselves lets `KernelChoice` set that variable first, in every process that uses Trove's libraries,
-/// with no second exec. A machine without OpenBLAS still runs the commands that need no BLAS (`status`, `doctor`).
+/// Debian's 0.3.21 does not know newer Xeons and falls back to its SSE3 kernels, 2–4× slower
+/// (BENCHMARKS.md#openblas-kernel). Loading it ourselves lets `KernelChoice` set that variable first, in every process
+/// that uses Trove's libraries, with no second exec. A machine without OpenBLAS still runs the commands that need no
+/// BLAS (`status`, `doctor`).
 public enum BLAS {
     /// `C = alpha · op(A) · op(B) + beta · C`, as `cblas_sgemm`.
     @inline(__always)
@@ -121,9 +122,9 @@ struct OpenBLASLibrary: @unchecked Sendable {
         for name in candidates {
             // DEEPBIND: OpenBLAS's ~15,000 references to its own symbols resolve in itself first instead of being
             // looked up through the ~50 libraries of the process (Foundation, Swift runtime) before it; that lookup
-            // was ~8 ms of a one-query `trove embed` (perf, BENCHMARKS.md). LAZY: each is bound on its first call,
-            // not all at load (2.3-2.5 -> 1.7-1.9 ms for the dlopen alone, Zen 4); the entry points Trove calls are
-            // looked up below, so a library without them is still refused here.
+            // was ~8 ms of a one-query `trove embed` (perf, BENCHMARKS.md#model-load). LAZY: each is bound on its first
+            // call, not all at load (2.3-2.5 -> 1.7-1.9 ms for the dlopen alone, Zen 4); the entry points Trove calls
+            // are looked up below, so a library without them is still refused here.
             guard let handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND) else {
                 reasons.append(dlerror().map { String(cString: $0) } ?? name)
                 continue

@@ -27,7 +27,8 @@ public final class MiniLM: Sendable {
     static let epsilon: Float = 1e-12
     /// Batches of at most this many tokens (a query) multiply the file's matrices in place instead of the re-laid-out
     /// copy's: one query of 8 tokens took 7.8 ms instead of 10.3 with OpenBLAS's sgemm, which repacks the weights on
-    /// every call, and at 20 tokens they were even (one thread, BENCHMARKS.md); at 48 the copy was 1.4× faster.
+    /// every call, and at 20 tokens they were even (one thread, BENCHMARKS.md#query-embedding); at 48 the copy was 1.4×
+    /// faster.
     static let inPlaceTokens = 32
     /// Feed-forward rows per block: 128 repacked the weights too often (~10% slower); 512 rows is 3 MB of activations.
     static let feedForwardRows = 512
@@ -333,7 +334,8 @@ public final class MiniLM: Sendable {
 
     /// `out = x · W + beta · out` where W is the pre-transposed `[inner, outer]` layout; with `lanes` > 1 each lane
     /// multiplies its own block of W's columns. A one-query embedding streams all 42 MB of weights through these
-    /// products, more than one core's memory bandwidth carries in the time its arithmetic takes (BENCHMARKS.md).
+    /// products, more than one core's memory bandwidth carries in the time its arithmetic takes
+    /// (BENCHMARKS.md#query-embedding).
     private func gemm(
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ weight: UnsafePointer<Float>, outer: Int,
         into out: UnsafeMutablePointer<Float>, beta: Float, lanes: Int

@@ -2,8 +2,8 @@
 /// (`{"dtype": "F32", "shape": [384, 384], "data_offsets": [0, 589824]}`) and an optional `__metadata__`.
 ///
 /// Not `JSONSerialization`: that, with its bridged `[String: Any]` casts, took 2–3 ms of every process that loads
-/// the model, on the critical path of a one-query `trove embed` (BENCHMARKS.md). Any JSON is read (a value it does
-/// not need is skipped, nested at most `maxDepth` deep); numbers where a tensor needs them must be integers.
+/// the model, on the critical path of a one-query `trove embed` (BENCHMARKS.md#model-load). Any JSON is read (a value
+/// it does not need is skipped, nested at most `maxDepth` deep); numbers where a tensor needs them must be integers.
 enum SafeTensorsHeader {
     /// One entry as written; `nil` fields were missing or of the wrong type.
     struct Entry {

@@ -1,6 +1,6 @@
 /// The tokens of a `vocab.txt` by their UTF-8 bytes: an open-addressing hash table of token ids over the file's own
 /// bytes. Building it hashes each line once and allocates four arrays; a `[[UInt8]: Int32]` dictionary allocated one
-/// array per token and took ~12 ms of every process that embeds (BENCHMARKS.md), this takes well under one.
+/// array per token and took ~12 ms of every process that embeds (BENCHMARKS.md#model-load), this takes well under one.
 struct Vocabulary: Sendable {
     /// Number of lines, i.e. of token ids (a repeated token keeps its first id, as in the reference).
     let count: Int

@@ -23,10 +23,10 @@ final class OwnedFloats: @unchecked Sendable {
 ///
 /// `relaid()` is the copy a large batch needs: the layers' matrices transposed to `[in, out]`, so every product is a
 /// NoTrans·NoTrans `cblas_sgemm` (measured faster than letting OpenBLAS transpose while packing: 3–8% for chunks,
-/// BENCHMARKS.md), with Q, K and V concatenated into one `[384, 1152]` matrix. That copy is 42 MB: it is mapped from
-/// `WeightsCache`'s file when one checks out, else made and written there, on the first large batch. The cache's
-/// header, read when the model loads, already gives the model file's SHA-256; without a valid header the copy is made
-/// at once, since making it hashes the file.
+/// BENCHMARKS.md#model-load), with Q, K and V concatenated into one `[384, 1152]` matrix. That copy is 42 MB: it is
+/// mapped from `WeightsCache`'s file when one checks out, else made and written there, on the first large batch. The
+/// cache's header, read when the model loads, already gives the model file's SHA-256; without a valid header the copy
+/// is made at once, since making it hashes the file.
 final class Weights: @unchecked Sendable {
     // @unchecked: read-only pointers into `file`'s mapping and into the copy, which this object retains; the copy is
     // made once, under `made`'s lock.

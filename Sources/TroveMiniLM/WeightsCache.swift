@@ -3,7 +3,7 @@ import TroveSystem
 
 /// The encoder's re-laid-out layer matrices (see `Weights`) in a file beside the model, memory-mapped by every later
 /// process instead of copying 42 MB on each load: `trove embed` of one query spent ~40% of its CPU time re-laying out
-/// weights (BENCHMARKS.md), and `CblasTrans` on the file's own layout made that query ~17% slower.
+/// weights (BENCHMARKS.md#model-load), and `CblasTrans` on the file's own layout made that query ~17% slower.
 ///
 /// File: `model.safetensors.<kernel>-v<version>.layout`, mode 0600, a 256-byte header then the floats. The header
 /// holds the key (layout version, the OpenBLAS kernel family, the SHA-256 of `model.safetensors`) and what makes the

@@ -1,7 +1,7 @@
 /// How `trove search` prints its hits: made by the search itself, or for it by a running `trove serve` (which then
 /// answers with that text instead of the hits). A one-shot client spent ~1.2 ms decoding 10 hits (Codable's first
 /// use in a process: its generic metadata) and formatting them; the server has done both before and takes ~0.1 ms
-/// (BENCHMARKS.md).
+/// (BENCHMARKS.md#search-relevance).
 package struct OutputStyle: Codable, Sendable, Equatable {
     /// One line per hit and its best lines (`text`), paths only (`files`), one JSON object, or one per line.
     package enum Format: String, Codable, Sendable { case text, files, json, jsonl }

@@ -5,8 +5,9 @@ import TroveSystem
 
 /// The client's half of the protocol without Codable. A one-shot `trove search` spent ~1 ms in its only
 /// `JSONEncoder` and `JSONDecoder` calls: Codable's generic metadata and conformance lookups, paid once per process
-/// (BENCHMARKS.md). So the client writes its request and reads a printed answer by hand; the server keeps Codable,
-/// warm after its first request, and `WireTests` checks that the two write and read the same JSON.
+/// (BENCHMARKS.md#serve-prints-for-the-client). So the client writes its request and reads a printed answer by hand;
+/// the server keeps Codable, warm after its first request, and `WireTests` checks that the two write and read the same
+/// JSON.
 extension SearchServer.Envelope {
     /// The envelope as one JSON object, what `JSONEncoder` writes for it up to key order and the spelling of
     /// numbers; nil when a number is not finite, which JSON cannot carry (`JSONEncoder` throws there).

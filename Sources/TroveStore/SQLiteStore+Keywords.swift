@@ -11,7 +11,7 @@ public struct BM25: Sendable, Hashable, Codable {
     /// How much a term in the passage's heading counts against one in its text (1).
     public var headingWeight: Double
 
-    /// Parameters; the defaults are the ones the public test collections chose (BENCHMARKS.md).
+    /// Parameters; the defaults are the ones the public test collections chose (BENCHMARKS.md#search-relevance).
     public init(
         k1: Double = BM25.defaultK1, b: Double = BM25.defaultB, headingWeight: Double = BM25.defaultHeadingWeight
     ) {
@@ -21,7 +21,8 @@ public struct BM25: Sendable, Hashable, Codable {
     }
 
     /// Chosen by the mean nDCG@10 of keyword ranking over the four public sets (`trove-bench relevance --suite
-    /// --sweep`, BENCHMARKS.md): k1 1.2, b 0.5 was best alone and, in the chosen fusion, within 0.002 of the best.
+    /// --sweep`, BENCHMARKS.md#search-relevance): k1 1.2, b 0.5 was best alone and, in the chosen fusion, within 0.002
+    /// of the best.
     public static let defaultK1 = 1.2
     /// Chosen with k1; SQLite's bm25() fixes 0.75, which was 0.008 lower on the mean.
     public static let defaultB = 0.5

@@ -333,7 +333,8 @@ public struct ANNIndexState: Sendable, Equatable {
     public var wanted: Bool
     /// Whether it exists.
     public var built: Bool
-    /// Roughly how long a build of `vectors` takes, in seconds, from the rate measured in BENCHMARKS.md.
+    /// Roughly how long a build of `vectors` takes, in seconds, from the rate measured in
+    /// BENCHMARKS.md#hnsw-build-rate.
     public var estimatedBuildSeconds: Int
 
     /// A state from its parts.

@@ -1,6 +1,6 @@
 /// Writes one JSON object member by member, by hand: keys are the caller's plain identifiers, strings are escaped.
 /// `trove search`'s one-shot client writes its request with it, not with `JSONEncoder`, whose first use in a process
-/// cost ~1 ms (BENCHMARKS.md).
+/// cost ~1 ms (BENCHMARKS.md#serve-prints-for-the-client).
 package struct JSONObjectWriter {
     private var text = "{"
     private var valid = true

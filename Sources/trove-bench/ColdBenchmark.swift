@@ -232,7 +232,7 @@ enum ColdBenchmark {
 
     /// Runs `path` with its output thrown away and returns its wait status once it exited. Not Foundation's
     /// `Process`: its `waitUntilExit` polls a run loop every 50 ms on Linux, which rounded every wall time up to a
-    /// multiple of 50 ms in the earlier tables of BENCHMARKS.md.
+    /// multiple of 50 ms in the earlier tables (BENCHMARKS.md#hybrid-at-scale).
     static func spawnAndWait(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -22,8 +22,9 @@ enum BuiltinModel {
 struct BuiltinEmbedderTests {
     /// Measured: 10 of the 12 semantic queries rank their file in the top 3; these do not. The one-on-one notes
     /// never say "promoted", and the on-call handbook and a retro outrank them. The tax question fell out of the
-    /// top 3 when fusion became the convex z-score one chosen on the public sets (BENCHMARKS.md), where keyword
-    /// matches in other documents weigh as much as meaning. The guard on these queries is nDCG@10 ≥ 0.85, below.
+    /// top 3 when fusion became the convex z-score one chosen on the public sets (BENCHMARKS.md#search-relevance),
+    /// where keyword matches in other documents weigh as much as meaning. The guard on these queries is nDCG@10 ≥ 0.85,
+    /// below.
     static let knownMisses: Set = [
         "what did my manager say about getting promoted", "how do I get money back from the government",
     ]

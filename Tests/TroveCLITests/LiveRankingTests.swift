@@ -33,7 +33,7 @@ struct LiveRankingTests {
                 if files.contains(expected) { semanticInTop3 += 1 }
             }
         }
-        // Measured with all-minilm through the stand-in: 11 of 12 (BENCHMARKS.md); one of slack.
+        // Measured with all-minilm through the stand-in: 11 of 12 (BENCHMARKS.md#search-relevance); one of slack.
         #expect(semanticInTop3 >= semantic - 2, "\(semanticInTop3) of \(semantic) paraphrases in the top 3")
     }
 }

@@ -2,7 +2,7 @@ import TroveIngest
 
 /// What to index and how.
 public struct IndexOptions: Sendable {
-    /// Chunks per embedding request when `--batch` is not given; see BENCHMARKS.md for the measurement.
+    /// Chunks per embedding request when `--batch` is not given; see BENCHMARKS.md#indexing-throughput.
     public static let defaultBatchSize = 64
     /// Embedding requests in flight when `--jobs` is not given: one being computed, one on its way.
     public static let defaultJobs = 2

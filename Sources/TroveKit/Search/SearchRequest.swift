@@ -41,7 +41,7 @@ public struct SearchRequest: Sendable, Equatable, Codable {
     /// Scan an int8 copy of the matrix and rescore its best candidates exactly (opt-in; exact by default).
     public var quantized = false
 
-    /// A request; defaults are the measured ones (see BENCHMARKS.md).
+    /// A request; defaults are the measured ones (see BENCHMARKS.md#search-relevance).
     public init(
         query: String, mode: SearchMode = .hybrid, limit: Int = 10, minScore: Float? = nil,
         filter: SearchFilter = SearchFilter(), groupByDocument: Bool = true,
@@ -61,25 +61,26 @@ public struct SearchRequest: Sendable, Equatable, Codable {
     }
 
     /// Chosen by the mean nDCG@10 over the four public sets, `trove-bench relevance --suite --sweep`, with no set
-    /// below its reference RRF and the Corpora queries' nDCG@10 at 0.85 or more (BENCHMARKS.md).
+    /// below its reference RRF and the Corpora queries' nDCG@10 at 0.85 or more (BENCHMARKS.md#search-relevance).
     public static let defaultCandidateDepth = 200
     /// Convex z-score fusion was the best admissible family; every RRF variant dropped the Corpora guard to ≤ 0.68.
     public static let defaultFusion = FusionMethod.convex
     /// Used with `--fusion rrf` only: the literature's (and the reference baseline's) constant, not tuned.
     public static let defaultFusionConstant = 60.0
-    /// Chosen with the fusion (BENCHMARKS.md).
+    /// Chosen with the fusion (BENCHMARKS.md#search-relevance).
     public static let defaultKeywordWeight = 1.0
     /// Chosen with the depth: each ranking's scale from its best 100 (the depth the z-score fusion was first
     /// chosen at) while candidates come from 200, so a document deep in one ranking gets its own low score, not the
     /// ranking's floor; the Corpora guard, whose 276 passages a deeper scale would cover whole, stays at 0.8531.
     public static let defaultScaleDepth = 100
     /// BM25 in hybrid mode, chosen with the fusion: the reference's k1 0.9, b 0.4 (Anserini's) fused best; alone,
-    /// keyword mode keeps `BM25()` (k1 1.2, b 0.5), which ranks best by itself (BENCHMARKS.md).
+    /// keyword mode keeps `BM25()` (k1 1.2, b 0.5), which ranks best by itself (BENCHMARKS.md#search-relevance).
     public static let defaultHybridBM25 = BM25(k1: 0.9, b: 0.4, headingWeight: BM25.defaultHeadingWeight)
-    /// Chosen with the fusion: z-score kept the Corpora guard at 0.85, min-max dropped it to 0.68 (BENCHMARKS.md).
+    /// Chosen with the fusion: z-score kept the Corpora guard at 0.85, min-max dropped it to 0.68
+    /// (BENCHMARKS.md#search-relevance).
     public static let defaultNormalization = ScoreFusion.Normalization.zScore
     /// Measured, not chosen: reducing each ranking to documents first did not beat the best passage
-    /// (BENCHMARKS.md).
+    /// (BENCHMARKS.md#search-relevance).
     public static let defaultDocumentLevelFusion = false
 
     /// Throws a `SearchRequestError` naming the first parameter out of range; a request from outside (a CLI flag, a

@@ -215,7 +215,7 @@ extension PostgresStore: VectorQueryStore {
     // MARK: HNSW
 
     /// Vectors from which `hnsw=auto` builds the HNSW index, and below which a (filtered) query stays exact:
-    /// measured (BENCHMARKS.md, "PostgreSQL + pgvector"), d 384, an exact scan costs 36 ms at 10k and 209 ms at
+    /// measured (BENCHMARKS.md#hnsw-crossover), d 384, an exact scan costs 36 ms at 10k and 209 ms at
     /// 100k, HNSW 8 ms at 100k with recall@10 1.0, so the crossover is near 20k.
     package static let hnswThreshold = 20_000
 
@@ -224,8 +224,8 @@ extension PostgresStore: VectorQueryStore {
         try connection.scalar("SELECT to_regclass('vectors_hnsw') IS NOT NULL") == "t"
     }
 
-    /// Seconds per vector of an HNSW build (m 16, ef_construction 64) at d 384, measured in BENCHMARKS.md
-    /// ("PostgreSQL + pgvector"): 187 s for 100k, 2,551 s for 1M on two loaded cores; the larger rate, scaled by d.
+    /// Seconds per vector of an HNSW build (m 16, ef_construction 64) at d 384, measured in
+    /// BENCHMARKS.md#hnsw-build-rate: 187 s for 100k, 2,551 s for 1M on two loaded cores; the larger rate, scaled by d.
     static let buildSecondsPerVector384 = 0.0026
 
     /// What the HNSW policy wants and what exists, with the vector count counted (not estimated: it decides a
