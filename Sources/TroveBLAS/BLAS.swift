@@ -2,17 +2,17 @@
 import TroveSystem
 
 /// cblas.h's storage orders, with its values.
-public struct CBLAS_ORDER: Sendable {
+package struct CBLAS_ORDER: Sendable {
     let rawValue: Int32
 }
-public let CblasRowMajor = CBLAS_ORDER(rawValue: 101)
+package let CblasRowMajor = CBLAS_ORDER(rawValue: 101)
 
 /// cblas.h's transpose choices, with its values.
-public struct CBLAS_TRANSPOSE: Sendable {
+package struct CBLAS_TRANSPOSE: Sendable {
     let rawValue: Int32
 }
-public let CblasNoTrans = CBLAS_TRANSPOSE(rawValue: 111)
-public let CblasTrans = CBLAS_TRANSPOSE(rawValue: 112)
+package let CblasNoTrans = CBLAS_TRANSPOSE(rawValue: 111)
+package let CblasTrans = CBLAS_TRANSPOSE(rawValue: 112)
 
 /// The OpenBLAS routines Trove calls, loaded on first use with `dlopen` instead of being linked.
 ///
@@ -21,10 +21,10 @@ public let CblasTrans = CBLAS_TRANSPOSE(rawValue: 112)
 /// (BENCHMARKS.md#openblas-kernel). Loading it ourselves lets `KernelChoice` set that variable first, in every process
 /// that uses Trove's libraries, with no second exec. A machine without OpenBLAS still runs the commands that need no
 /// BLAS (`status`, `doctor`).
-public enum BLAS {
+package enum BLAS {
     /// `C = alpha · op(A) · op(B) + beta · C`, as `cblas_sgemm`.
     @inline(__always)
-    public static func sgemm(
+    package static func sgemm(
         _ order: CBLAS_ORDER, _ transA: CBLAS_TRANSPOSE, _ transB: CBLAS_TRANSPOSE, _ m: Int32, _ n: Int32,
         _ k: Int32, _ alpha: Float, _ a: UnsafePointer<Float>?, _ lda: Int32, _ b: UnsafePointer<Float>?,
         _ ldb: Int32, _ beta: Float, _ c: UnsafeMutablePointer<Float>?, _ ldc: Int32
@@ -34,7 +34,7 @@ public enum BLAS {
 
     /// `y = alpha · op(A) · x + beta · y`, as `cblas_sgemv`.
     @inline(__always)
-    public static func sgemv(
+    package static func sgemv(
         _ order: CBLAS_ORDER, _ trans: CBLAS_TRANSPOSE, _ m: Int32, _ n: Int32, _ alpha: Float,
         _ a: UnsafePointer<Float>?, _ lda: Int32, _ x: UnsafePointer<Float>?, _ incX: Int32, _ beta: Float,
         _ y: UnsafeMutablePointer<Float>?, _ incY: Int32
@@ -44,32 +44,32 @@ public enum BLAS {
 
     /// The dot product of `n` elements, as `cblas_sdot`.
     @inline(__always)
-    public static func sdot(
+    package static func sdot(
         _ n: Int32, _ x: UnsafePointer<Float>?, _ incX: Int32, _ y: UnsafePointer<Float>?, _ incY: Int32
     ) -> Float {
         OpenBLASLibrary.shared.sdot(n, x, incX, y, incY)
     }
 
     /// Whether OpenBLAS can be loaded; when not, the reason, as one line that says what to install.
-    public static var loadError: String? {
+    package static var loadError: String? {
         if case .failure(let error) = OpenBLASLibrary.loaded { return error.message }
         return nil
     }
 
     /// Loads OpenBLAS (once) or throws why it cannot be: every entry point that will call BLAS calls this first,
     /// so a missing library is an error its caller reports, never the end of the process.
-    public static func load() throws(BLASUnavailable) {
+    package static func load() throws(BLASUnavailable) {
         if case .failure(let error) = OpenBLASLibrary.loaded { throw BLASUnavailable(message: error.message) }
     }
 }
 
 /// OpenBLAS cannot be loaded; the message says what to install. The CLI exits 69 (a missing service).
-public struct BLASUnavailable: TroveError, Equatable {
+package struct BLASUnavailable: TroveError, Equatable {
     /// One line that says what to install.
-    public let message: String
+    package let message: String
 
     /// A missing library is a missing service (exit 69).
-    public var fault: Fault { .unavailable }
+    package var fault: Fault { .unavailable }
 }
 
 /// The library's entry points, resolved once.

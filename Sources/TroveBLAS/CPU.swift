@@ -1,9 +1,9 @@
 @preconcurrency import Glibc
 
 /// What this CPU can run, as the kernel reports it (its flags also say whether the OS saves the wide registers).
-public enum CPU {
+package enum CPU {
     /// The flags of the first `flags` line of /proc/cpuinfo (every core reports the same); empty where unreadable.
-    public static let flags: Set<Substring> = {
+    package static let flags: Set<Substring> = {
         guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 8192)
@@ -15,12 +15,12 @@ public enum CPU {
     }()
 
     /// The AVX-512 subsets of Skylake-X and every later Intel and AMD AVX-512 CPU: F, CD, BW, DQ, VL.
-    public static let avx512: Set<Substring> = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
+    package static let avx512: Set<Substring> = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
     /// AVX2 with fused multiply-add (Haswell and later).
-    public static let avx2: Set<Substring> = ["avx2", "fma"]
+    package static let avx2: Set<Substring> = ["avx2", "fma"]
 
     /// Whether code built for `avx512` runs here.
-    public static var hasAVX512: Bool { flags.isSuperset(of: avx512) }
+    package static var hasAVX512: Bool { flags.isSuperset(of: avx512) }
     /// Whether code built for `avx2` runs here.
-    public static var hasAVX2: Bool { flags.isSuperset(of: avx2) }
+    package static var hasAVX2: Bool { flags.isSuperset(of: avx2) }
 }

@@ -6,16 +6,16 @@
 /// model 207) falls back to SSE3 `Prescott`: sgemv 2×, sgemm 4× slower here. The instruction sets decide what a
 /// kernel needs, so Trove asks for the best one they allow; the single-precision kernels behind `SkylakeX` are the
 /// ones OpenBLAS itself uses on every AVX-512 CPU it knows, as `Haswell`'s are on AVX2 ones.
-public enum KernelChoice {
+package enum KernelChoice {
     /// The `OPENBLAS_CORETYPE` for a CPU with `flags`, or nil to leave the choice to OpenBLAS.
-    public static func coreType(forCPUFlags flags: Set<Substring>) -> String? {
+    package static func coreType(forCPUFlags flags: Set<Substring>) -> String? {
         if flags.isSuperset(of: CPU.avx512) { return "SkylakeX" }
         if flags.isSuperset(of: CPU.avx2) { return "Haswell" }
         return nil
     }
 
     /// What decided the kernel: Trove (the core type it set), the user's `OPENBLAS_CORETYPE`, or OpenBLAS alone.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         case chosen(String)
         case userSet(String)
         case leftToOpenBLAS
@@ -25,7 +25,7 @@ public enum KernelChoice {
     /// call decides, later ones return it. OpenBLAS loads lazily and calls this itself; a program with threads of its
     /// own should call it first thing in `main`, because `setenv` is not safe while other threads read the environment.
     @discardableResult
-    public static func prepareEnvironment() -> Decision {
+    package static func prepareEnvironment() -> Decision {
         _ = idleWorkersSleep
         return decision
     }
