@@ -90,7 +90,7 @@ struct StatusOutput: Encodable {
     init(_ status: IndexStatus) {
         index = status.location
         bytesOnDisk = status.bytesOnDisk
-        embedder = status.embedder?.rawValue
+        embedder = status.provider?.rawValue
         model = status.model
         modelDigest = status.modelDigest
         dimension = status.dimension

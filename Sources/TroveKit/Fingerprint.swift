@@ -18,7 +18,7 @@ enum Fingerprint {
     ) -> IndexManifest {
         let prefixes = EmbeddingPrefixes.forModel(embedder.model)
         return IndexManifest(
-            embedder: embedder.provider, model: embedder.model, modelDigest: info.digest, dimension: info.dimension,
+            provider: embedder.provider, model: embedder.model, modelDigest: info.digest, dimension: info.dimension,
             chunkerVersion: ChunkerConfiguration.version,
             chunkerParameters: "\(chunker.fingerprint),format=\(documentFormat)",
             queryPrefix: prefixes.query, documentPrefix: prefixes.document, probeVector: probe)
@@ -59,18 +59,18 @@ enum Fingerprint {
     /// and model, or a probe vector that agrees with the index's. Anything else is refused with both sides named.
     /// An index made before probe vectors existed accepts only its own embedder (which then records one).
     static func checkModel(existing: IndexManifest, embedder: any Embedder, shownLocation: String) async throws -> Match {
-        if existing.embedder == embedder.provider && existing.model == embedder.model { return .same }
-        let code: IndexError.Code = existing.embedder != embedder.provider ? .embedderMismatch : .modelMismatch
+        if existing.provider == embedder.provider && existing.model == embedder.model { return .same }
+        let code: IndexError.Code = existing.provider != embedder.provider ? .embedderMismatch : .modelMismatch
         let sides =
-            "index \(shownLocation) was built with \(existing.embedder) model '\(existing.model)', not \(embedder.provider) "
+            "index \(shownLocation) was built with \(existing.provider) model '\(existing.model)', not \(embedder.provider) "
             + "model '\(embedder.model)'"
         let remedy =
-            "use --provider \(existing.embedder) --model \(existing.model), or --index NEW.sqlite for a new index"
+            "use --provider \(existing.provider) --model \(existing.model), or --index NEW.sqlite for a new index"
         guard let stored = existing.probeVector else {
             throw IndexError(
                 code: code,
                 message: sides + ", and it records no probe vector to compare them with (it predates them) — "
-                    + "run trove index once with --provider \(existing.embedder) --model \(existing.model) to record "
+                    + "run trove index once with --provider \(existing.provider) --model \(existing.model) to record "
                     + "one, or use --index NEW.sqlite for a new index")
         }
         let offered: [Float]

@@ -13,7 +13,7 @@ public struct IndexStatus: Sendable, Equatable {
     /// The database file plus its write-ahead log.
     public var bytesOnDisk: Int64
     /// Who embeds; nil before the first index run.
-    public var embedder: Provider?
+    public var provider: Provider?
     public var model: String?
     public var modelDigest: String?
     public var dimension: Int?

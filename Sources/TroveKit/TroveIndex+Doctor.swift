@@ -17,7 +17,7 @@ extension TroveIndex {
             client: configuration.ollama, model: model ?? manifest?.model ?? choice.defaultOllamaModel,
             location: location, chatModel: chatModel)
         doctor.modelFolder = configuration.modelFolder
-        doctor.provider = manifest?.embedder ?? choice.defaultProvider ?? .ollama
+        doctor.provider = manifest?.provider ?? choice.defaultProvider ?? .ollama
         doctor.checksOllamaChat = configuration.chatProvider == .ollama
         var checks = await doctor.run()
         if doctor.provider == .openai {

@@ -56,7 +56,7 @@ public actor TroveIndex {
     /// The embedding model the index records, or nil for a new index.
     public func embeddingModel() throws -> String? { try store.manifest()?.model }
     /// The provider the index records; nil before its first run.
-    public func provider() throws -> Provider? { try store.manifest()?.embedder }
+    public func provider() throws -> Provider? { try store.manifest()?.provider }
 
     /// The embedder this index uses for indexing and queries.
     public func currentEmbedder() throws -> any Embedder {
@@ -146,7 +146,7 @@ public actor TroveIndex {
         let manifest = try store.manifest()
         let stats = try store.statistics()
         return IndexStatus(
-            location: location, bytesOnDisk: stats.bytesOnDisk, embedder: manifest?.embedder, model: manifest?.model,
+            location: location, bytesOnDisk: stats.bytesOnDisk, provider: manifest?.provider, model: manifest?.model,
             modelDigest: manifest?.modelDigest, dimension: manifest?.dimension,
             chunkerVersion: manifest?.chunkerVersion, chunkerParameters: manifest?.chunkerParameters,
             documents: stats.documents, chunks: stats.chunks,
@@ -187,5 +187,5 @@ public actor TroveIndex {
 
 extension IndexedEmbedder {
     /// The embedder a manifest records.
-    init(_ manifest: IndexManifest) { self.init(provider: manifest.embedder, model: manifest.model) }
+    init(_ manifest: IndexManifest) { self.init(provider: manifest.provider, model: manifest.model) }
 }

@@ -202,7 +202,7 @@ public final class MCPTools: Sendable {
                 status.folders.map { ["path": .string($0.path), "documents": .integer(Int64($0.documents))] }),
         ]
         if let model = status.model { object["model"] = .string(model) }
-        if let embedder = status.embedder { object["embedder"] = .string(embedder.rawValue) }
+        if let provider = status.provider { object["embedder"] = .string(provider.rawValue) }
         if let dimension = status.dimension { object["dimension"] = .integer(Int64(dimension)) }
         if let last = status.lastIndexed {
             object["last_indexed"] = .string(

@@ -27,7 +27,7 @@ enum ManifestText {
             throw damaged("its manifest's \(keys.embedder) is \"\(word)\", not \(Provider.spelled())")
         }
         return IndexManifest(
-            embedder: provider, model: try text(keys.model), modelDigest: values[keys.modelDigest],
+            provider: provider, model: try text(keys.model), modelDigest: values[keys.modelDigest],
             dimension: try number(keys.dimension), chunkerVersion: try number(keys.chunkerVersion),
             chunkerParameters: try text(keys.chunkerParameters), queryPrefix: try text(keys.queryPrefix),
             documentPrefix: try text(keys.documentPrefix),
@@ -42,7 +42,7 @@ enum ManifestText {
     /// The rows that hold `manifest`.
     static func encode(_ manifest: IndexManifest) -> [(key: String, value: String)] {
         var pairs: [(key: String, value: String)] = [
-            (keys.embedder, manifest.embedder.rawValue), (keys.model, manifest.model),
+            (keys.embedder, manifest.provider.rawValue), (keys.model, manifest.model),
             (keys.dimension, String(manifest.dimension)), (keys.chunkerVersion, String(manifest.chunkerVersion)),
             (keys.chunkerParameters, manifest.chunkerParameters), (keys.queryPrefix, manifest.queryPrefix),
             (keys.documentPrefix, manifest.documentPrefix),

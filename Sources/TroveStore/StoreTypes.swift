@@ -1,7 +1,7 @@
 /// The index's fingerprint: what produced its vectors.
 package struct IndexManifest: Sendable, Equatable {
     /// Who made the vectors (stored as its raw value under the `embedder` key).
-    package var embedder: Provider
+    package var provider: Provider
     /// The embedding model's name, e.g. `nomic-embed-text`.
     package var model: String
     /// Ollama's digest of the model, when known.
@@ -22,11 +22,11 @@ package struct IndexManifest: Sendable, Equatable {
 
     /// A manifest from its parts.
     package init(
-        embedder: Provider, model: String, modelDigest: String?, dimension: Int, chunkerVersion: Int,
+        provider: Provider, model: String, modelDigest: String?, dimension: Int, chunkerVersion: Int,
         chunkerParameters: String, queryPrefix: String, documentPrefix: String, probeVector: [Float]? = nil
     ) {
         self.probeVector = probeVector
-        self.embedder = embedder
+        self.provider = provider
         self.model = model
         self.modelDigest = modelDigest
         self.dimension = dimension

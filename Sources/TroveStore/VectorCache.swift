@@ -176,7 +176,7 @@ extension SQLiteStore {
         let maxID = try database.scalarInt("SELECT coalesce(max(id), 0) FROM chunks") ?? 0
         // The generation too: a re-embed replaces every vector but keeps the chunk count and ids.
         let text = [
-            manifest.embedder.rawValue, manifest.model, manifest.modelDigest ?? "", String(manifest.chunkerVersion),
+            manifest.provider.rawValue, manifest.model, manifest.modelDigest ?? "", String(manifest.chunkerVersion),
             manifest.chunkerParameters, manifest.queryPrefix, manifest.documentPrefix, String(try vectorGeneration()),
         ].joined(separator: "\u{0}")
         var info = stat()

@@ -144,7 +144,7 @@ enum ColdBenchmark {
         let store = try SQLiteStore(path: path, createIfMissing: true)
         try store.writeManifest(
             IndexManifest(
-                embedder: .ollama, model: "nomic-embed-text", modelDigest: nil, dimension: d, chunkerVersion: 1,
+                provider: .ollama, model: "nomic-embed-text", modelDigest: nil, dimension: d, chunkerVersion: 1,
                 chunkerParameters: "synthetic", queryPrefix: "search_query: ", documentPrefix: "search_document: "))
         let root = try store.rootID(forPath: "/synthetic")
         var rng = SplitMix64(seed: 0xC01D)

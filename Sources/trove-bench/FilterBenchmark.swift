@@ -36,7 +36,7 @@ enum FilterBenchmark {
         }
         try store.writeManifest(
             IndexManifest(
-                embedder: .ollama, model: "bench", modelDigest: nil, dimension: dimension, chunkerVersion: 1,
+                provider: .ollama, model: "bench", modelDigest: nil, dimension: dimension, chunkerVersion: 1,
                 chunkerParameters: "", queryPrefix: "", documentPrefix: ""))
         var random = SplitMix64(seed: 18)
         func vector() -> [Float] {

@@ -55,7 +55,7 @@ enum WarmBenchmark {
             baseURL: try fake?.baseURL ?? OllamaHost.resolve(flag: nil, environment: environment),
             requestTimeout: .seconds(300), apiKey: nil)
         let embedder = try EmbedderFactory.make(
-            provider: retriever.manifest.embedder, model: retriever.manifest.model, client: client,
+            provider: retriever.manifest.provider, model: retriever.manifest.model, client: client,
             modelFolder: ModelFolder.resolve(environment: environment))
         let request = SearchRequest(query: query, mode: mode)
         var times: [Double] = []

@@ -48,7 +48,7 @@ struct FacadeTests {
         let status = try await index.status()
         #expect(status.documents == 38 && status.chunks == summary.chunksEmbedded)
         #expect(status.folders.map(\.path) == [corpora])
-        #expect(status.model == "nomic-embed-text" && status.embedder == .ollama)
+        #expect(status.model == "nomic-embed-text" && status.provider == .ollama)
         let lastIndexed = try #require(status.lastIndexed)
         #expect(abs(lastIndexed - Int64(Date().timeIntervalSince1970)) < 600)
         let hits = try await index.search(SearchRequest(query: "stripe secret key rotate", mode: .keyword, limit: 1))

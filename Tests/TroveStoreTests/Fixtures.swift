@@ -5,7 +5,7 @@ import TroveTestSupport
 /// A manifest for tests, of `dimension` floats.
 func sampleManifest(dimension: Int = 4) -> IndexManifest {
     IndexManifest(
-        embedder: .ollama, model: "nomic-embed-text", modelDigest: "sha256:abc", dimension: dimension,
+        provider: .ollama, model: "nomic-embed-text", modelDigest: "sha256:abc", dimension: dimension,
         chunkerVersion: 1, chunkerParameters: "maxTokens=400,overlap=0.12", queryPrefix: "search_query: ",
         documentPrefix: "search_document: ")
 }

@@ -6,7 +6,7 @@ extension IndexRun {
     /// resumes), then swaps the new vectors in and writes `manifest` in one transaction. Until that swap, searches
     /// see the old vectors and the old manifest.
     mutating func reembed(manifest: IndexManifest, report: (IndexEvent) -> Void) async throws {
-        let key = "\(manifest.embedder):\(manifest.model)@\(manifest.modelDigest ?? "-")#\(manifest.dimension)"
+        let key = "\(manifest.provider):\(manifest.model)@\(manifest.modelDigest ?? "-")#\(manifest.dimension)"
         let staged = try store.reembedState("target")
         try store.beginReembedding(fresh: staged != key)
         try store.inTransaction { try store.setReembedState("target", key) }
