@@ -4,47 +4,47 @@ import TroveOutput
 import TroveSystem
 
 /// Where a command writes text: a file descriptor, or a buffer in tests.
-public protocol TextStream: Sendable {
+package protocol TextStream: Sendable {
     func write(_ text: String)
     /// True when a person is watching (a terminal), so progress and colour make sense.
     var isTerminal: Bool { get }
 }
 
 /// Standard output or standard error, unbuffered so progress and results interleave correctly.
-public struct FileStream: TextStream {
-    public let descriptor: Int32
+package struct FileStream: TextStream {
+    package let descriptor: Int32
 
-    public static let standardOutput = FileStream(descriptor: STDOUT_FILENO)
-    public static let standardError = FileStream(descriptor: STDERR_FILENO)
+    package static let standardOutput = FileStream(descriptor: STDOUT_FILENO)
+    package static let standardError = FileStream(descriptor: STDERR_FILENO)
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         // A failure is EPIPE (`trove search … | head`): the reader is gone, nothing left to tell it.
         _ = Array(text.utf8).withUnsafeBytes { FileDescriptor(descriptor).write(all: $0) }
     }
 
-    public var isTerminal: Bool { isatty(descriptor) == 1 }
+    package var isTerminal: Bool { isatty(descriptor) == 1 }
 }
 
 /// Collects what a command writes, for tests and for callers that embed the CLI.
-public final class CapturedStream: TextStream {
+package final class CapturedStream: TextStream {
     private let buffer = Mutex("")
-    public let isTerminal: Bool
+    package let isTerminal: Bool
 
-    public init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
+    package init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
 
-    public func write(_ text: String) { buffer.withLock { $0 += text } }
+    package func write(_ text: String) { buffer.withLock { $0 += text } }
 
     /// Everything written so far.
-    public var text: String { buffer.withLock { $0 } }
+    package var text: String { buffer.withLock { $0 } }
 }
 
 /// The streams and environment a command runs with.
-public struct Console: Sendable {
-    public var output: any TextStream
-    public var error: any TextStream
-    public var environment: [String: String]
+package struct Console: Sendable {
+    package var output: any TextStream
+    package var error: any TextStream
+    package var environment: [String: String]
 
-    public init(output: any TextStream, error: any TextStream, environment: [String: String]) {
+    package init(output: any TextStream, error: any TextStream, environment: [String: String]) {
         self.output = output
         self.error = error
         self.environment = environment
@@ -52,7 +52,7 @@ public struct Console: Sendable {
 
     /// Colour and bold only for a person at a terminal, or wherever `CLICOLOR_FORCE` is set to other than 0
     /// (bixense.com/clicolors); never when `NO_COLOR` is set (no-color.org), which wins.
-    public var usesColor: Bool {
+    package var usesColor: Bool {
         guard (environment["NO_COLOR"] ?? "").isEmpty else { return false }
         if let force = environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" { return true }
         return output.isTerminal && environment["TERM"] != "dumb"

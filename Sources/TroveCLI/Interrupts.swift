@@ -7,7 +7,7 @@ import TroveKit
 /// first signal asks it to stop — finish the current transaction, or end the answer — and a second one, or any
 /// signal while nothing listens, exits 130 at once (safe: SQLite rolls back an unfinished transaction on the next
 /// open).
-public enum Interrupts {
+package enum Interrupts {
     /// The process-wide stop request that `trove index` watches.
     static let stop = StopSignal()
     /// What the next signal does instead of exiting; used up by that signal.
@@ -17,7 +17,7 @@ public enum Interrupts {
 
     /// Routes SIGINT and SIGTERM through dispatch sources instead of the default (kill the process at once).
     /// Call it first thing in `main`, before any thread starts.
-    public static func install() {
+    package static func install() {
         // Linux's libdispatch reads signals through a signalfd, which sees only signals that every thread blocks:
         // a thread that leaves them unblocked takes a SIGINT itself and, with SIG_IGN, drops it (a lost Ctrl-C
         // under load). Blocked here, before other threads start, every later thread inherits the mask.

@@ -1,8 +1,8 @@
 import CBuildInfo
 
 /// Runs `trove` with its arguments: picks the command, parses, runs, and turns errors into messages and exit codes.
-public enum Launcher {
-    public static let version = "0.1.0"
+package enum Launcher {
+    package static let version = "0.1.0"
 
     static var commands: [any Command.Type] {
         [
@@ -37,7 +37,7 @@ public enum Launcher {
     }
 
     /// Runs one invocation; `arguments` excludes the program name. Returns the exit status.
-    public static func run(_ arguments: [String], console: Console) async -> Int32 {
+    package static func run(_ arguments: [String], console: Console) async -> Int32 {
         guard let first = arguments.first else {
             console.error.write(overview)
             return ExitCode.usage
