@@ -2,20 +2,20 @@ import Foundation
 import TroveSystem
 
 /// JSON-RPC 2.0 as MCP uses it over stdio: one message per line, requests answered by id, notifications never.
-public enum JSONRPC {
+package enum JSONRPC {
     /// The standard error codes.
-    public enum Code {
-        public static let parseError: Int64 = -32700
-        public static let invalidRequest: Int64 = -32600
-        public static let methodNotFound: Int64 = -32601
-        public static let invalidParams: Int64 = -32602
-        public static let internalError: Int64 = -32603
+    package enum Code {
+        package static let parseError: Int64 = -32700
+        package static let invalidRequest: Int64 = -32600
+        package static let methodNotFound: Int64 = -32601
+        package static let invalidParams: Int64 = -32602
+        package static let internalError: Int64 = -32603
         /// In the range JSON-RPC leaves to servers: too many requests in flight.
-        public static let serverBusy: Int64 = -32000
+        package static let serverBusy: Int64 = -32000
     }
 
     /// A message from the client, classified.
-    public enum Incoming: Equatable, Sendable {
+    package enum Incoming: Equatable, Sendable {
         /// A call to answer: its id (a string or a number), method and params.
         case request(id: JSON, method: String, params: JSON?)
         /// A message that takes no answer.
@@ -27,7 +27,7 @@ public enum JSONRPC {
     }
 
     /// Reads one line. Malformed input is classified, never thrown: the server answers it and goes on.
-    public static func classify(_ line: Data) -> Incoming {
+    package static func classify(_ line: Data) -> Incoming {
         guard let value = JSON.parse(line) else {
             return .invalid(id: .null, code: Code.parseError, message: "parse error: the line is not valid JSON")
         }
@@ -73,17 +73,17 @@ public enum JSONRPC {
     }
 
     /// A success reply.
-    public static func result(id: JSON, _ result: JSON) -> JSON {
+    package static func result(id: JSON, _ result: JSON) -> JSON {
         ["jsonrpc": "2.0", "id": id, "result": result]
     }
 
     /// An error reply.
-    public static func error(id: JSON, code: Int64, message: String) -> JSON {
+    package static func error(id: JSON, code: Int64, message: String) -> JSON {
         ["jsonrpc": "2.0", "id": id, "error": ["code": .integer(code), "message": .string(message)]]
     }
 
     /// A notification from the server.
-    public static func notification(method: String, params: JSON) -> JSON {
+    package static func notification(method: String, params: JSON) -> JSON {
         ["jsonrpc": "2.0", "method": .string(method), "params": params]
     }
 }

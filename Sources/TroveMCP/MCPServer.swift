@@ -8,11 +8,11 @@ import TroveSystem
 /// a long `ask` does not hold up a `search` and replies may come back out of order; `notifications/cancelled`
 /// cancels the request's task and its reply is never sent. Malformed input is answered with the JSON-RPC error it
 /// deserves and the server goes on. It only ever writes protocol messages through `send`.
-public final class MCPServer: Sendable {
+package final class MCPServer: Sendable {
     /// The revisions this server speaks, newest first; an unknown one requested gets the newest.
-    public static let protocolVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+    package static let protocolVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
     /// The longest message accepted, in bytes.
-    public static let lineLimit = 4 << 20
+    package static let lineLimit = 4 << 20
 
     let tools: MCPTools
     let version: String
@@ -26,7 +26,7 @@ public final class MCPServer: Sendable {
     private let drained = Mutex<CheckedContinuation<Void, Never>?>(nil)
 
     /// A server for `tools`; `send` writes one message, `log` writes one line to stderr.
-    public init(
+    package init(
         tools: MCPTools, version: String, maxInFlight: Int = 64, send: @escaping @Sendable (JSON) -> Void,
         log: @escaping @Sendable (String) -> Void
     ) {
@@ -38,7 +38,7 @@ public final class MCPServer: Sendable {
     }
 
     /// Serves stdin/stdout until stdin ends, then waits for the requests still running.
-    public static func serveStandardIO(tools: MCPTools, version: String, log: @escaping @Sendable (String) -> Void)
+    package static func serveStandardIO(tools: MCPTools, version: String, log: @escaping @Sendable (String) -> Void)
         async
     {
         let writer = LineWriter(descriptor: STDOUT_FILENO)
@@ -48,7 +48,7 @@ public final class MCPServer: Sendable {
     }
 
     /// Waits until no request is in flight.
-    public func finish() async {
+    package func finish() async {
         await withCheckedContinuation { continuation in
             let idle = inFlight.withLock { $0.isEmpty }
             if idle {
@@ -62,7 +62,7 @@ public final class MCPServer: Sendable {
     }
 
     /// Handles one framed piece of input; a request's work starts in its own task before this returns.
-    public func receive(_ piece: LineFramer.Piece) {
+    package func receive(_ piece: LineFramer.Piece) {
         guard case .line(let line) = piece else {
             send(
                 JSONRPC.error(

@@ -6,16 +6,16 @@ import TroveSystem
 /// The tools and resources `trove mcp` offers, all read-only, all through `TroveIndex`. A tool that fails (no
 /// index, Ollama down, an unknown path, a bad filter) returns `isError: true` with the one-line message the CLI
 /// prints; only a call the protocol itself rejects (an unknown tool) is a JSON-RPC error.
-public final class MCPTools: Sendable {
+package final class MCPTools: Sendable {
     /// What opening the index needs, and what `ask` uses when the agent does not say.
-    public struct Settings: Sendable {
-        public var configuration: TroveConfiguration
+    package struct Settings: Sendable {
+        package var configuration: TroveConfiguration
         /// The chat model `ask` uses (the CLI's `--chat-model`, `TROVE_CHAT_MODEL`, config, else `llama3.2`).
-        public var chatModel: String
+        package var chatModel: String
         /// The user named the chat model: if it cannot be used, `ask` fails instead of answering extractively.
-        public var chatModelChosen: Bool
+        package var chatModelChosen: Bool
 
-        public init(configuration: TroveConfiguration, chatModel: String, chatModelChosen: Bool) {
+        package init(configuration: TroveConfiguration, chatModel: String, chatModelChosen: Bool) {
             self.configuration = configuration
             self.chatModel = chatModel
             self.chatModelChosen = chatModelChosen
@@ -26,10 +26,10 @@ public final class MCPTools: Sendable {
     /// The index once opened: the vectors and the embedder stay loaded for every later call.
     private let opened = Mutex<TroveIndex?>(nil)
 
-    public init(_ settings: Settings) { self.settings = settings }
+    package init(_ settings: Settings) { self.settings = settings }
 
     /// The open index; opening is retried on each call until it succeeds (the index may be created meanwhile).
-    public func index() throws -> TroveIndex {
+    package func index() throws -> TroveIndex {
         try opened.withLock { index in
             if let index { return index }
             let fresh = try TroveIndex(opening: settings.configuration)
@@ -40,7 +40,7 @@ public final class MCPTools: Sendable {
 
     /// Loads the vectors (and a built-in model) before the first call, when there is an index; a problem is left for
     /// the calls to report.
-    public func warmUp() async { try? await index().warmUp() }
+    package func warmUp() async { try? await index().warmUp() }
 
     /// Runs tool `name`. Unknown tools are a protocol error; everything else the tool's own result.
     func call(_ name: String, arguments: JSON) async throws -> JSON {
