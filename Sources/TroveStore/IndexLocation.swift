@@ -38,7 +38,7 @@ public enum IndexLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether an index may be here without creating anything: a file that exists; always for a URL, whose server
     /// only an open can ask (and whose failure to connect is worth reporting).
-    public var mayExist: Bool {
+    package var mayExist: Bool {
         switch self {
         case .file(let path): FileSystem.exists(path)
         case .postgres: true

@@ -19,7 +19,7 @@ public enum Provider: String, CaseIterable, Sendable, CustomStringConvertible {
     public var chats: Bool { Self.chatting.contains(self) }
 
     /// `ollama, openai or builtin` for messages and help, each word after `prefix` (`--provider `, say).
-    public static func spelled(_ providers: [Provider] = allCases, prefix: String = "") -> String {
+    package static func spelled(_ providers: [Provider] = allCases, prefix: String = "") -> String {
         let words = providers.map { prefix + $0.rawValue }
         guard let last = words.last, words.count > 1 else { return words.first ?? "" }
         return words.dropLast().joined(separator: ", ") + " or " + last
