@@ -8,15 +8,15 @@ import TroveMiniLMKernelsAVX512
 /// The package compiles for baseline x86-64 (SSE2: four lanes, no FMA), where softmax and GELU took ~15% of the
 /// encoder's time. `TroveMiniLMKernelsAVX2` and `TroveMiniLMKernelsAVX512` are the same Swift source built for those
 /// instruction sets (Package.swift), called only when the CPU reports them, so the binary still runs on any x86-64.
-public enum Kernels {
+package enum Kernels {
     /// One build of the row loops.
-    public enum Build: String, CaseIterable, Sendable {
+    package enum Build: String, CaseIterable, Sendable {
         case baseline = "baseline x86-64"
         case avx2 = "AVX2"
         case avx512 = "AVX-512"
 
         /// Whether this CPU runs the build.
-        public var isSupported: Bool {
+        package var isSupported: Bool {
             switch self {
             case .baseline: true
             case .avx2: CPU.hasAVX2
@@ -26,7 +26,7 @@ public enum Kernels {
     }
 
     /// The widest build this CPU runs.
-    public static let build = Build.allCases.last { $0.isSupported } ?? .baseline
+    package static let build = Build.allCases.last { $0.isSupported } ?? .baseline
 
     static func layerNorm(
         _ x: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?, residual: UnsafePointer<Float>?,

@@ -12,13 +12,13 @@ import Synchronization
 /// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
 /// splits each product (and the heads) over the threads instead, its caller and partner threads that stay awake
 /// through the pass (`Lanes`).
-public final class MiniLM: Sendable {
+@usableFromInline package final class MiniLM: Sendable {
     /// Vector length.
-    public static let dimension = 384
+    package static let dimension = 384
     /// Tokens the model reads at most (position embeddings), `[CLS]` and `[SEP]` included.
-    public static let contextLength = 512
+    package static let contextLength = 512
     /// The files a model folder holds.
-    public static let files = ["model.safetensors", "vocab.txt", "tokenizer.json"]
+    package static let files = ["model.safetensors", "vocab.txt", "tokenizer.json"]
 
     static let layerCount = 6
     static let headCount = 12
@@ -34,18 +34,18 @@ public final class MiniLM: Sendable {
     static let feedForwardRows = 512
 
     /// The folder the files came from.
-    public let folder: String
-    public let tokenizer: WordPieceTokenizer
+    package let folder: String
+    package let tokenizer: WordPieceTokenizer
     private let weights: Weights
 
     /// Threads that split a pass's products with its caller, started by the first pass that splits.
     private let partners = Mutex<Lanes?>(nil)
 
     /// The build of the row loops (layer norm, softmax, GELU) this model runs: by default the widest this CPU runs.
-    public let rowKernels: Kernels.Build
+    package let rowKernels: Kernels.Build
 
     /// How the weights were loaded this time.
-    public enum WeightsLoad: String, Sendable {
+    package enum WeightsLoad: String, Sendable {
         /// The re-laid-out matrices were mapped from the cache file beside the model.
         case mapped
         /// They were re-laid out and written to a new cache file (there was none, or it did not check out).
@@ -55,14 +55,14 @@ public final class MiniLM: Sendable {
     }
 
     /// Where the re-laid-out weights came from (mapped or made now if this model has not needed them yet).
-    public var weightsLoad: WeightsLoad { weights.relaid().load }
+    package var weightsLoad: WeightsLoad { weights.relaid().load }
     /// SHA-256 of `model.safetensors` (lowercase hex), as recorded in or for the weights cache; nil without one.
-    public var modelSHA256: String? { weights.sha256 }
+    package var modelSHA256: String? { weights.sha256 }
 
     /// Loads `model.safetensors` and `vocab.txt` from `folder`. With `cachesWeights` the re-laid-out matrices are
     /// mapped from a file beside the model (`WeightsCache`), written there first when missing or when it does not
     /// check out; without, they are re-laid out in memory.
-    public convenience init(folder: String, cachesWeights: Bool = true) throws {
+    package convenience init(folder: String, cachesWeights: Bool = true) throws {
         try self.init(folder: folder, rowKernels: Kernels.build, cachesWeights: cachesWeights)
     }
 
@@ -102,17 +102,17 @@ public final class MiniLM: Sendable {
 
 
     /// Worker threads a run uses by default: one per online CPU.
-    public static var defaultThreads: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    @usableFromInline package static var defaultThreads: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// One unit-length vector per text, in order; texts longer than the context are truncated.
-    public func embed(_ texts: [String], threads: Int = MiniLM.defaultThreads) -> [[Float]] {
+    package func embed(_ texts: [String], threads: Int = MiniLM.defaultThreads) -> [[Float]] {
         // The tokenizer's ids are in the vocabulary and its sequences within the context: no check needed.
         run(tokens: texts.map { tokenizer.encode($0, maxLength: Self.contextLength) }, threads: threads)
     }
 
     /// Embeds token ids that already carry `[CLS]`/`[SEP]`; each sequence must hold 1…`contextLength` ids, each
     /// below the vocabulary size, since the encoder indexes its weight tables with them.
-    public func embed(tokens: [[Int32]], threads: Int = MiniLM.defaultThreads, normalize: Bool = true) throws
+    package func embed(tokens: [[Int32]], threads: Int = MiniLM.defaultThreads, normalize: Bool = true) throws
         -> [[Float]]
     {
         let vocabulary = tokenizer.vocabularySize

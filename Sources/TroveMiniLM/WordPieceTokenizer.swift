@@ -3,21 +3,21 @@ import Foundation
 /// BERT's uncased WordPiece tokenizer, as `tokenizers`' `BertNormalizer` + `BertPreTokenizer` + `WordPiece` run it
 /// for all-MiniLM-L6-v2: clean control characters, space out CJK ideographs, strip accents (NFD, drop marks),
 /// lower-case, split at whitespace and punctuation, then greedy longest-match word pieces with `##` continuations.
-public struct WordPieceTokenizer: Sendable {
+package struct WordPieceTokenizer: Sendable {
     /// Token id of `[CLS]`, `[SEP]` and `[UNK]`.
-    public let classifier: Int32
-    public let separator: Int32
-    public let unknown: Int32
+    package let classifier: Int32
+    package let separator: Int32
+    package let unknown: Int32
     /// Number of tokens in the vocabulary.
-    public let vocabularySize: Int
+    package let vocabularySize: Int
     // Keyed by UTF-8 bytes, not String: String equality is canonical equivalence, the reference compares bytes.
     private let vocabulary: Vocabulary
     private var longestToken: Int { vocabulary.longestToken }
     /// Words longer than this many characters become one `[UNK]`, as in the reference.
-    public let maxCharactersPerWord = 100
+    package let maxCharactersPerWord = 100
 
     /// Reads `vocab.txt`: one token per line, the id is the line number from 0.
-    public init(vocabularyFile path: String) throws {
+    package init(vocabularyFile path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw MiniLMError(.missingFile, "cannot read \(path) — install the model: Scripts/install-model.sh")
         }
@@ -25,7 +25,7 @@ public struct WordPieceTokenizer: Sendable {
     }
 
     /// Builds from the text of a `vocab.txt`.
-    public init(vocabulary text: String, source: String = "vocab.txt") throws {
+    package init(vocabulary text: String, source: String = "vocab.txt") throws {
         try self.init(vocabulary: Vocabulary(Array(text.utf8)), source: source)
     }
 
@@ -44,7 +44,7 @@ public struct WordPieceTokenizer: Sendable {
     }
 
     /// `[CLS]`, the word pieces of `text`, `[SEP]`; at most `maxLength` ids (the first `maxLength - 1` and `[SEP]`).
-    public func encode(_ text: String, maxLength: Int = 512) -> [Int32] {
+    package func encode(_ text: String, maxLength: Int = 512) -> [Int32] {
         var ids: [Int32] = [classifier]
         for word in words(text) {
             appendPieces(of: word, to: &ids)
@@ -56,7 +56,7 @@ public struct WordPieceTokenizer: Sendable {
     }
 
     /// The normalised, pre-tokenised words of `text` (before word pieces).
-    public func words(_ text: String) -> [[Unicode.Scalar]] {
+    package func words(_ text: String) -> [[Unicode.Scalar]] {
         // Clean: drop NUL, U+FFFD and control characters; whitespace becomes a space; CJK ideographs get spaces.
         var cleaned = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

@@ -1,10 +1,10 @@
 /// Vectorisable `exp` and GELU over arrays: libm's `expf`/`tanhf` would cost as much as the matrix products.
 /// Written as plain scalar loops with no calls or branches so LLVM vectorises them; Swift's generic SIMD types
 /// fall back to per-element loops for min/max and float→int conversion here, which was 3× slower.
-public enum FastMath {
+package enum FastMath {
     /// e^x to ~2 ulp for x in [-87, 88] (Cephes' range reduction and polynomial); clamped outside.
     @inline(__always)
-    public static func exp(_ x: Float) -> Float {
+    package static func exp(_ x: Float) -> Float {
         let clamped = Swift.max(Swift.min(x, 88.3), -87.3)
         // Round to nearest with the 1.5·2²³ trick: the sum's low mantissa bits then hold n as an integer.
         let shifted = clamped * 1.442_695_04 + 12_582_912
@@ -24,14 +24,14 @@ public enum FastMath {
     }
 
     /// `values[i] = exp(values[i])`.
-    public static func expInPlace(_ values: UnsafeMutablePointer<Float>, count: Int) {
+    package static func expInPlace(_ values: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count { values[i] = exp(values[i]) }
     }
 
     /// 2^x to ~1 ulp for x in [-126, 127] (Cephes' exp2f polynomial on [-½, ½]); clamped outside. Cheaper than
     /// `exp`: no ln 2 range reduction, so callers fold log₂e into constants they multiply by anyway.
     @inline(__always)
-    public static func exp2(_ x: Float) -> Float {
+    package static func exp2(_ x: Float) -> Float {
         let clamped = Swift.max(Swift.min(x, 127), -126)
         let shifted = clamped + 12_582_912
         let r = clamped - (shifted - 12_582_912)
@@ -47,19 +47,19 @@ public enum FastMath {
     }
 
     /// `values[i] = 2^(values[i] - shift)`.
-    public static func exp2ShiftedInPlace(_ values: UnsafeMutablePointer<Float>, count: Int, shift: Float) {
+    package static func exp2ShiftedInPlace(_ values: UnsafeMutablePointer<Float>, count: Int, shift: Float) {
         for i in 0..<count { values[i] = exp2(values[i] - shift) }
     }
 
     /// GELU with the tanh approximation (what GGML, hence Ollama, computes): x·σ(2·√(2/π)·(x + 0.044715x³)).
     @inline(__always)
-    public static func gelu(_ x: Float) -> Float {
+    package static func gelu(_ x: Float) -> Float {
         let u = x * (x * x * 0.044_715 + 1) * -2.302_208_2  // -2·√(2/π)·log₂e
         return x / (exp2(u) + 1)
     }
 
     /// `values[i] = gelu(values[i])`.
-    public static func geluInPlace(_ values: UnsafeMutablePointer<Float>, count: Int) {
+    package static func geluInPlace(_ values: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count { values[i] = gelu(values[i]) }
     }
 }

@@ -2,7 +2,7 @@
 /// vectorise float reductions (sums, maxima) by itself, since that would reorder additions. This file is built
 /// three times: here for baseline x86-64, and through symbolic links as `TroveMiniLMKernelsAVX2` and
 /// `TroveMiniLMKernelsAVX512`; `TroveMiniLM.Kernels` calls the widest build the CPU runs.
-public enum RowKernels {
+package enum RowKernels {
     @inline(__always)
     static func load(_ p: UnsafePointer<Float>) -> SIMD16<Float> {
         UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
@@ -15,7 +15,7 @@ public enum RowKernels {
 
     /// Each of `rows` rows of width 384: `x = LN(x + bias + residual)`, i.e. (y − mean) / √(var + ε) · weight + shift.
     /// `residual` may be nil; `bias` may be nil.
-    public static func layerNorm(
+    package static func layerNorm(
         _ x: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?, residual: UnsafePointer<Float>?,
         weight: UnsafePointer<Float>, shift: UnsafePointer<Float>, epsilon: Float
     ) {
@@ -53,7 +53,7 @@ public enum RowKernels {
 
     /// Row-wise unnormalised softmax of a `rows × columns` matrix of scores already multiplied by log₂e, with row
     /// stride `stride`: each row becomes 2^(x − max) = e^(x/log₂e − max/log₂e) and `inverseSums[r]` gets 1 / its sum, applied later to the (narrower) product with V.
-    public static func softmaxRows(
+    package static func softmaxRows(
         _ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int, stride: Int, inverseSums: UnsafeMutablePointer<Float>
     ) {
         let vectorEnd = columns & ~15
@@ -92,7 +92,7 @@ public enum RowKernels {
     }
 
     /// Multiplies row r (32 wide, row stride `stride`) by `factors[r]`.
-    public static func scaleHeadRows(_ x: UnsafeMutablePointer<Float>, rows: Int, stride: Int, factors: UnsafePointer<Float>) {
+    package static func scaleHeadRows(_ x: UnsafeMutablePointer<Float>, rows: Int, stride: Int, factors: UnsafePointer<Float>) {
         for r in 0..<rows {
             let row = x + r * stride
             let f = factors[r]
@@ -102,7 +102,7 @@ public enum RowKernels {
     }
 
     /// `x[r][j] = gelu(x[r][j] + bias[j])` for a `rows × width` matrix.
-    public static func biasGELU(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>) {
+    package static func biasGELU(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>) {
         for r in 0..<rows {
             let row = x + r * width
             for j in 0..<width { row[j] = FastMath.gelu(row[j] + bias[j]) }
@@ -110,7 +110,7 @@ public enum RowKernels {
     }
 
     /// Copies `row` into each of `rows` rows of width `width`.
-    public static func fillRows(_ out: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int) {
+    package static func fillRows(_ out: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int) {
         for r in 0..<rows { (out + r * width).update(from: row, count: width) }
     }
 }

@@ -26,7 +26,7 @@ public struct BuiltinEmbedder: Embedder {
     }
 
     /// The encoder, loaded once.
-    public func encoder() throws -> MiniLM { try loader.load() }
+    package func encoder() throws -> MiniLM { try loader.load() }
 
     public func inspect() async throws -> EmbedderInfo {
         _ = try encoder()
