@@ -3,7 +3,7 @@ import Foundation
 /// Trove's one JSON value: parsed exactly (integers stay integers, `true` is not `1`), written back with sorted keys;
 /// what `trove mcp`'s JSON-RPC messages carry, and what `FlatJSON` reads `trove serve`'s answers into. Strings are escaped by `JSONEncoder`, so document text with quotes, newlines or
 /// control characters always goes out as data inside one line.
-public enum JSON: Sendable, Equatable, Codable {
+package enum JSON: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -12,7 +12,7 @@ public enum JSON: Sendable, Equatable, Codable {
     case array([JSON])
     case object([String: JSON])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -33,7 +33,7 @@ public enum JSON: Sendable, Equatable, Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -47,18 +47,18 @@ public enum JSON: Sendable, Equatable, Codable {
     }
 
     /// The member `key` of an object; nil for anything else or a missing key.
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
-    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-    public var objectValue: [String: JSON]? { if case .object(let value) = self { value } else { nil } }
-    public var arrayValue: [JSON]? { if case .array(let value) = self { value } else { nil } }
-    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    package var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    package var objectValue: [String: JSON]? { if case .object(let value) = self { value } else { nil } }
+    package var arrayValue: [JSON]? { if case .array(let value) = self { value } else { nil } }
+    package var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
 
     /// A number as a whole number, when it is one.
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         switch self {
         case .integer(let value): value
         case .number(let value) where value == value.rounded() && abs(value) < 9e15: Int64(value)
@@ -67,7 +67,7 @@ public enum JSON: Sendable, Equatable, Codable {
     }
 
     /// Any number.
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .number(let value): value
@@ -76,7 +76,7 @@ public enum JSON: Sendable, Equatable, Codable {
     }
 
     /// One line of JSON text, keys sorted; never contains a raw newline.
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a JSON value cannot fail: every case maps to a JSON type, non-finite numbers are written as 0.
@@ -84,7 +84,7 @@ public enum JSON: Sendable, Equatable, Codable {
     }
 
     /// Parses JSON text; nil when it is not valid JSON.
-    public static func parse(_ data: Data) -> JSON? {
+    package static func parse(_ data: Data) -> JSON? {
         try? JSONDecoder().decode(JSON.self, from: data)
     }
 }
@@ -92,12 +92,12 @@ public enum JSON: Sendable, Equatable, Codable {
 extension JSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSON)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(integerLiteral value: Int64) { self = .integer(value) }
+    package init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
     }
-    public init(nilLiteral: ()) { self = .null }
+    package init(nilLiteral: ()) { self = .null }
 }

@@ -4,9 +4,9 @@ import Foundation
 /// dropped up to its newline and reported as one `.oversized`, so a peer cannot make a server hold unbounded memory.
 /// A line's CR before its newline is dropped, and blank lines are skipped. `trove mcp` frames its stdin with it, and
 /// both ends of `trove serve`'s socket their one line each.
-public struct LineFramer: Sendable {
+package struct LineFramer: Sendable {
     /// One framed piece of input.
-    public enum Piece: Equatable, Sendable {
+    package enum Piece: Equatable, Sendable {
         /// A line without its newline.
         case line(Data)
         /// A line longer than the cap (its bytes were discarded).
@@ -14,16 +14,16 @@ public struct LineFramer: Sendable {
     }
 
     /// The longest line accepted, in bytes without the newline.
-    public let limit: Int
+    package let limit: Int
     private var buffer = Data()
     /// True while discarding the rest of an oversized line.
     private var skipping = false
 
     /// A framer of lines up to `limit` bytes.
-    public init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 
     /// The complete lines in `bytes` (after what came before); a partial last line is kept for the next call.
-    public mutating func feed(_ bytes: Data) -> [Piece] {
+    package mutating func feed(_ bytes: Data) -> [Piece] {
         var pieces: [Piece] = []
         var start = bytes.startIndex
         while let newline = bytes[start...].firstIndex(of: 0x0A) {
@@ -56,7 +56,7 @@ public struct LineFramer: Sendable {
     }
 
     /// What is left when the input ends: a last line without a newline.
-    public mutating func finish() -> [Piece] {
+    package mutating func finish() -> [Piece] {
         defer { buffer.removeAll() }
         return skipping || buffer.isEmpty ? [] : [.line(buffer)]
     }

@@ -11,7 +11,7 @@ public enum Fault: Sendable, Equatable, CaseIterable {
 
     /// The fault of any error: a `TroveError`'s own, a cancelled task's (`interrupted`), else `failure`. The one
     /// place a front end turns an error into a way to report it.
-    public init(_ error: any Error) {
+    package init(_ error: any Error) {
         if let error = error as? any TroveError {
             self = error.fault
         } else if error is CancellationError {
