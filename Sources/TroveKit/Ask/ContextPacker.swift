@@ -13,26 +13,26 @@ public struct NumberedSource: Sendable, Equatable {
 }
 
 /// Fits retrieved passages into a chat model's context window, best first, leaving room for everything else.
-public struct ContextPacker: Sendable {
+package struct ContextPacker: Sendable {
     /// The model's context length in tokens (`num_ctx` sent with the request).
-    public var contextLength: Int
+    package var contextLength: Int
     /// Tokens kept free for the answer.
-    public var answerReserve: Int
+    package var answerReserve: Int
     /// Tokens already spent on the system prompt, history and question.
-    public var fixedTokens: Int
+    package var fixedTokens: Int
 
-    public init(contextLength: Int, answerReserve: Int, fixedTokens: Int) {
+    package init(contextLength: Int, answerReserve: Int, fixedTokens: Int) {
         self.contextLength = contextLength
         self.answerReserve = answerReserve
         self.fixedTokens = fixedTokens
     }
 
     /// Tokens left for sources.
-    public var sourceBudget: Int { max(0, contextLength - answerReserve - fixedTokens) }
+    package var sourceBudget: Int { max(0, contextLength - answerReserve - fixedTokens) }
 
     /// The hits that fit, in rank order and numbered 1…; a hit that doesn't fit is skipped, and a smaller one after it
     /// may still fit. `omitted` counts the skipped ones so the caller can say so.
-    public func pack(_ hits: [SearchHit]) -> (sources: [NumberedSource], omitted: Int) {
+    package func pack(_ hits: [SearchHit]) -> (sources: [NumberedSource], omitted: Int) {
         var remaining = sourceBudget
         var sources: [NumberedSource] = []
         var omitted = 0

@@ -3,9 +3,9 @@ import OpenAICompatible
 import TroveMiniLM
 
 /// Builds the embedder an index names: a provider with a model.
-public enum EmbedderFactory {
+package enum EmbedderFactory {
     /// Parses a user-given provider (`--provider`, `TROVE_PROVIDER`); nil when none was given.
-    public static func provider(_ value: String?) throws -> Provider? {
+    package static func provider(_ value: String?) throws -> Provider? {
         guard let value, !value.isEmpty else { return nil }
         guard let provider = Provider(rawValue: value) else {
             throw EmbedderChoiceError("unknown embedder '\(value)' — use --provider \(Provider.spelled())")
@@ -17,7 +17,7 @@ public enum EmbedderFactory {
     static let ollamaMiniLM = "all-minilm"
 
     /// The model to use with `provider` when none is named: the index's own (or its equivalent), else the default.
-    public static func defaultModel(provider: Provider, indexed: IndexedEmbedder?, ollamaDefault: String) -> String {
+    package static func defaultModel(provider: Provider, indexed: IndexedEmbedder?, ollamaDefault: String) -> String {
         let miniLM = provider == .builtin ? BuiltinEmbedder.modelName : ollamaMiniLM
         if let indexed {
             if indexed.provider == provider { return indexed.model }
@@ -27,7 +27,7 @@ public enum EmbedderFactory {
     }
 
     /// Makes the embedder; `builtin` only runs `all-minilm-l6-v2` and needs its files in `modelFolder`.
-    public static func make(
+    package static func make(
         provider: Provider, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil,
         openAI: OpenAIClient? = nil
     ) throws -> any Embedder {
@@ -55,7 +55,7 @@ public enum EmbedderFactory {
     /// Whether the two (provider, model) pairs name the same weights: equal pairs, or builtin MiniLM and Ollama's
     /// `all-minilm`. Only for picking a model name when the provider changes (`--provider builtin` on an
     /// all-minilm index); whether an embedder's vectors fit an index is checked by its probe vector (Fingerprint).
-    public static func sameModelName(
+    package static func sameModelName(
         _ providerA: Provider, _ modelA: String, _ providerB: Provider, _ modelB: String
     ) -> Bool {
         if providerA == providerB && modelA == modelB { return true }

@@ -36,18 +36,18 @@ public struct RetryPolicy: Sendable, Equatable {
 }
 
 /// Wraps an embedder so that transient failures are retried with exponential backoff and jitter.
-public struct RetryingEmbedder: Embedder {
+package struct RetryingEmbedder: Embedder {
     /// The embedder that does the work.
-    public let base: any Embedder
+    package let base: any Embedder
     /// When and how long to wait.
-    public let policy: RetryPolicy
+    package let policy: RetryPolicy
     /// Which failures to retry; `RetryPolicy.isTransient` by default.
-    public let shouldRetry: @Sendable (any Error) -> Bool
+    package let shouldRetry: @Sendable (any Error) -> Bool
     /// Told about each retry (for counting); runs on the requesting task.
-    public let onRetry: @Sendable (any Error) -> Void
+    package let onRetry: @Sendable (any Error) -> Void
 
     /// Wraps `base`.
-    public init(
+    package init(
         _ base: any Embedder, policy: RetryPolicy,
         shouldRetry: @escaping @Sendable (any Error) -> Bool = RetryPolicy.isTransient,
         onRetry: @escaping @Sendable (any Error) -> Void = { _ in }
@@ -58,15 +58,15 @@ public struct RetryingEmbedder: Embedder {
         self.onRetry = onRetry
     }
 
-    public var provider: Provider { base.provider }
-    public var model: String { base.model }
+    package var provider: Provider { base.provider }
+    package var model: String { base.model }
 
     /// Retries only a busy server: a refused connection at the start is answered at once, with the fix.
-    public func inspect() async throws -> EmbedderInfo {
+    package func inspect() async throws -> EmbedderInfo {
         try await attempt(only: { ($0 as? OllamaError)?.kind == .serverBusy }) { try await base.inspect() }
     }
 
-    public func embed(_ texts: [String]) async throws -> [[Float]] {
+    package func embed(_ texts: [String]) async throws -> [[Float]] {
         try await attempt { try await base.embed(texts) }
     }
 

@@ -5,7 +5,7 @@ import Synchronization
 /// Ollama clients made once per process and shared: each owns one `URLSession` (its connections, its TLS state), so a
 /// front end that answers many requests (`trove serve`, a chat's turns) reuses one instead of building one per
 /// request. Copies of a client share its session.
-public enum SharedClients {
+package enum SharedClients {
     private struct Key: Hashable {
         var baseURL: String
         var requestTimeout: Duration
@@ -15,7 +15,7 @@ public enum SharedClients {
     private static let clients = Mutex<[Key: OllamaClient]>([:])
 
     /// The process's client for these settings, made on first use.
-    public static func ollama(baseURL: URL, requestTimeout: Duration, apiKey: String?) -> OllamaClient {
+    package static func ollama(baseURL: URL, requestTimeout: Duration, apiKey: String?) -> OllamaClient {
         let key = Key(baseURL: baseURL.absoluteString, requestTimeout: requestTimeout, apiKey: apiKey)
         return clients.withLock { clients in
             if let client = clients[key] { return client }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Picks the lines of a passage worth showing: under a search hit, or quoted in an extractive answer.
-public enum Snippet {
+package enum Snippet {
     /// Up to `count` lines, in passage order: those sharing the most words with the query, else the first
     /// lines of prose (headings and blank lines are left out). Lines end at LF; a CR before it is trimmed.
-    public static func lines(of text: String, query: String, count: Int) -> [String] {
+    package static func lines(of text: String, query: String, count: Int) -> [String] {
         let terms = Set(words(query))
         // Lines are cut at LF bytes rather than Characters: grapheme breaking made this ~130 ns a byte, most of
         // the time `trove search` spends printing (and "\r\n" is one Character, so CRLF text was one line).
@@ -33,7 +33,7 @@ public enum Snippet {
     }
 
     /// Lowercased words of three letters or more that carry meaning, the ones worth matching.
-    public static func words(_ text: String) -> [String] {
+    package static func words(_ text: String) -> [String] {
         var words: [String] = []
         forEachWord(in: text) { word, ascii in
             if (ascii ? word.utf8.count : word.count) >= 3 && !StopWords.lineWords.contains(word) { words.append(word) }
