@@ -92,7 +92,9 @@ package enum RowKernels {
     }
 
     /// Multiplies row r (32 wide, row stride `stride`) by `factors[r]`.
-    package static func scaleHeadRows(_ x: UnsafeMutablePointer<Float>, rows: Int, stride: Int, factors: UnsafePointer<Float>) {
+    package static func scaleHeadRows(
+        _ x: UnsafeMutablePointer<Float>, rows: Int, stride: Int, factors: UnsafePointer<Float>
+    ) {
         for r in 0..<rows {
             let row = x + r * stride
             let f = factors[r]
@@ -110,7 +112,9 @@ package enum RowKernels {
     }
 
     /// Copies `row` into each of `rows` rows of width `width`.
-    package static func fillRows(_ out: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int) {
+    package static func fillRows(
+        _ out: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int
+    ) {
         for r in 0..<rows { (out + r * width).update(from: row, count: width) }
     }
 }
