@@ -1,22 +1,22 @@
 /// One candidate after Reciprocal Rank Fusion: its fused score and where each input list ranked it.
-public struct FusedRow: Sendable, Equatable {
+package struct FusedRow: Sendable, Equatable {
     /// The candidate's id (a chunk id in Trove).
-    public var id: Int64
+    package var id: Int64
     /// `Σ wᵢ / (c + rankᵢ)` over the lists that hold the id, divided by its maximum `Σ wᵢ / (c + 1)`:
     /// 1 means first in every list, and the scale does not change with the constant or the number of lists.
-    public var score: Double
+    package var score: Double
     /// The 1-based rank in each input list, nil where the list does not hold the id.
-    public var ranks: [Int?]
+    package var ranks: [Int?]
 
     /// A fused row from its parts.
-    public init(id: Int64, score: Double, ranks: [Int?]) {
+    package init(id: Int64, score: Double, ranks: [Int?]) {
         self.id = id
         self.score = score
         self.ranks = ranks
     }
 
     /// The best (smallest) rank in any list.
-    public var bestRank: Int { ranks.compactMap { $0 }.min() ?? .max }
+    package var bestRank: Int { ranks.compactMap { $0 }.min() ?? .max }
 }
 
 /// Reciprocal Rank Fusion (Cormack, Clarke & Büttcher 2009): merges ranked lists by rank alone, so scores of

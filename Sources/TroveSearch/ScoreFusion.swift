@@ -10,16 +10,16 @@ public struct ScoreFusion: Sendable, Equatable {
     }
 
     /// How each list is normalised.
-    public var normalization: Normalization
+    package var normalization: Normalization
     /// One weight per input list (missing weights count as 1); the fused score is `Σ wᵢ·normᵢ / Σ wᵢ`.
-    public var weights: [Double]
+    package var weights: [Double]
     /// How many of each list's best scores set its scale (min and max, or mean and deviation); nil: all of them.
     /// Candidates below that depth are scored on the same scale, so a document deep in one list gets its own
     /// (low) score instead of the list's floor, while the scale stays that of the head, whatever the depth.
-    public var statisticsDepth: Int?
+    package var statisticsDepth: Int?
 
     /// Fusion with a normalisation, per-list weights and the depth the scale is taken from.
-    public init(normalization: Normalization, weights: [Double] = [], statisticsDepth: Int? = nil) {
+    package init(normalization: Normalization, weights: [Double] = [], statisticsDepth: Int? = nil) {
         self.normalization = normalization
         self.weights = weights
         self.statisticsDepth = statisticsDepth
@@ -28,7 +28,7 @@ public struct ScoreFusion: Sendable, Equatable {
     /// The union of `lists` (each best first, ids unique within a list), best fused score first; ties by the best
     /// rank in any list, then ascending id. A candidate missing from a list counts as that list's worst, since it
     /// scored below everything the list holds.
-    public func fuse(_ lists: [[ScoredRow]]) -> [FusedRow] {
+    package func fuse(_ lists: [[ScoredRow]]) -> [FusedRow] {
         var rows: [Int64: FusedRow] = [:]
         var order: [Int64] = []
         var floors: [Double] = []

@@ -1,19 +1,19 @@
 /// One ranked row.
-public struct ScoredRow: Sendable, Equatable {
+package struct ScoredRow: Sendable, Equatable {
     /// The row's id from `VectorMatrix.rowIDs`.
-    public var id: Int64
+    package var id: Int64
     /// Dot product of the row and the query (cosine similarity for unit vectors).
-    public var score: Float
+    package var score: Float
 
     /// A row id with its score.
-    public init(id: Int64, score: Float) {
+    package init(id: Int64, score: Float) {
         self.id = id
         self.score = score
     }
 
     /// Whether `self` ranks before `other`: higher score first, then ascending id.
     @inline(__always)
-    public func ranks(before other: ScoredRow) -> Bool {
+    package func ranks(before other: ScoredRow) -> Bool {
         score > other.score || (score == other.score && id < other.id)
     }
 }
