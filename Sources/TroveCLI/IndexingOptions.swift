@@ -1,7 +1,8 @@
 import TroveKit
 
-/// The options of the commands that index (`trove index`, `trove watch`), declared and read once, as
-/// swift-argument-parser's `@OptionGroup` shares them; `serve --watch` and `mcp --watch` index with their defaults.
+/// The options of the commands that index (`trove index`, `trove watch`, and `serve --watch`/`mcp --watch`, which take
+/// the crawl and retry options alone: they keep the index's embedder), declared and read once, as
+/// swift-argument-parser's `@OptionGroup` shares them.
 struct IndexingOptions {
     static let provider = Option(
         "--provider", value: "KIND",
@@ -28,6 +29,9 @@ struct IndexingOptions {
     static let selection = [provider, embedder, model, include, exclude, maxFileSize]
     /// How a failed request is retried: after the command's own options in help.
     static let retrying = [retries, retryBaseMs]
+    /// What a watch beside a server takes (`serve --watch`, `mcp --watch`): what is indexed and how a failed request
+    /// is retried.
+    static let watching = [include, exclude, maxFileSize] + retrying
 
     /// `--provider` (or `--embedder`); nil keeps the index's.
     var provider: Provider?
@@ -38,20 +42,37 @@ struct IndexingOptions {
     /// `--retry-base-ms`, when given.
     var retryBaseDelay: Duration?
 
-    /// The defaults, for a watch beside a server.
-    init() {}
-
-    /// Reads the options from `arguments`.
+    /// Reads the options from `arguments` (all of them: `selection` and `retrying` were declared).
     init(parsing arguments: inout Arguments) {
+        self.init(parsingWatching: &arguments)
         provider =
             arguments.choice(Self.provider, as: Provider.self) ?? arguments.choice(Self.embedder, as: Provider.self)
         model = arguments.value(Self.model)
+    }
+
+    /// Reads the options of `watching` for a server (`serve`, `mcp`): they shape its watch, so they need `--watch`.
+    init(watching arguments: inout Arguments, watch: Bool) throws {
+        if !watch, let given = Self.watching.first(where: { !arguments.values($0).isEmpty }) {
+            throw UsageError("\(given.long) applies to the watch: give --watch too")
+        }
+        self.init(parsingWatching: &arguments)
+    }
+
+    /// Reads the options of `watching` from `arguments`.
+    private init(parsingWatching arguments: inout Arguments) {
         index.crawl.includes = arguments.values(Self.include)
         index.crawl.excludes = arguments.values(Self.exclude)
         if let size = arguments.byteSize(Self.maxFileSize) { index.crawl.maxFileSize = size }
         if let retries = arguments.integer(Self.retries) { index.retry.retries = retries }
         retryBaseDelay = arguments.integer(Self.retryBaseMs).map { .milliseconds($0) }
         if let retryBaseDelay { index.retry.baseDelay = retryBaseDelay }
+    }
+
+    /// What a watch does with these options: their crawl rules and retries, the first backoff `--retry-base-ms`.
+    var watch: WatchOptions {
+        var options = WatchOptions(index: index)
+        if let retryBaseDelay { options.firstBackoff = retryBaseDelay }
+        return options
     }
 
     /// The index these settings name, created when missing, with the embedder the options name (an existing index

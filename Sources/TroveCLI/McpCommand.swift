@@ -26,7 +26,8 @@ struct McpCommand: Command {
         notifications/cancelled stops one.
         """
     static let optionGroups = [
-        OptionGroup("Options", [chatModel] + ChatOptionsParser.server + [watch] + CommonOptions.options)
+        OptionGroup("Options", [chatModel] + ChatOptionsParser.server + [watch] + CommonOptions.options),
+        OptionGroup("Watch options (with --watch, as in trove watch)", IndexingOptions.watching),
     ]
     static let epilogue = """
         Examples:
@@ -43,6 +44,7 @@ struct McpCommand: Command {
     var common: CommonOptions
     var chatModelFlag: String?
     var watch: Bool
+    var indexing: IndexingOptions
     var chatServer: ChatServerFlags
 
     init(parsing arguments: inout Arguments) throws {
@@ -50,6 +52,7 @@ struct McpCommand: Command {
         chatModelFlag = arguments.value(Self.chatModel)
         chatServer = ChatOptionsParser.parseServer(&arguments)
         watch = arguments.flag(Self.watch)
+        indexing = try IndexingOptions(watching: &arguments, watch: watch)
         try arguments.noOperands()
     }
 
@@ -64,7 +67,7 @@ struct McpCommand: Command {
         console.log("trove mcp: serving \(settings.location) on stdin/stdout")
         // Loading meanwhile: `initialize` is answered at once, and a first search waits only for what is left.
         Task { await tools.warmUp() }
-        if watch { try await WatchLog.background(settings.openIndex(), console: console) }
+        if watch { try await WatchLog.background(settings.openIndex(), indexing, console: console) }
         await MCPServer.serveStandardIO(tools: tools, version: Launcher.version) { console.log($0) }
         return ExitCode.success
     }

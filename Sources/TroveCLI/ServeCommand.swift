@@ -18,7 +18,10 @@ struct ServeCommand: Command {
         socket is /tmp/trove-UID-HASH.sock. A --reembed to another provider stops the server (start it again).
         Ctrl-C or SIGTERM stops the server and removes the socket.
         """
-    static let optionGroups = [OptionGroup("Options", [watch] + CommonOptions.options)]
+    static let optionGroups = [
+        OptionGroup("Options", [watch] + CommonOptions.options),
+        OptionGroup("Watch options (with --watch, as in trove watch)", IndexingOptions.watching),
+    ]
     static let epilogue = """
         Examples:
           trove serve &
@@ -30,10 +33,12 @@ struct ServeCommand: Command {
 
     var common: CommonOptions
     var watch: Bool
+    var indexing: IndexingOptions
 
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         watch = arguments.flag(Self.watch)
+        indexing = try IndexingOptions(watching: &arguments, watch: watch)
         try arguments.noOperands()
     }
 
@@ -42,7 +47,7 @@ struct ServeCommand: Command {
         // The index notices another process's changes itself (a cheap version check per search) and reloads.
         let index = try settings.openIndex()
         try await index.warmUp()
-        if watch { try await WatchLog.background(index, console: console) }
+        if watch { try await WatchLog.background(index, indexing, console: console) }
         let socket = SearchServer.socketPath(for: settings.location)
         // Ctrl-C or SIGTERM stops the server, which removes its socket; a second signal exits at once.
         let stop = StopSignal()

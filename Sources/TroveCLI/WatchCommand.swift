@@ -45,7 +45,7 @@ struct WatchCommand: Command {
 
     var common: CommonOptions
     var indexing: IndexingOptions
-    var options = WatchOptions(index: IndexOptions(roots: []))
+    var options: WatchOptions
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -54,10 +54,8 @@ struct WatchCommand: Command {
     init(parsing arguments: inout Arguments) throws {
         common = try CommonOptions(parsing: &arguments)
         indexing = IndexingOptions(parsing: &arguments)
-        options.index = indexing.index
+        options = indexing.watch
         if let seconds = arguments.integer(Self.poll) { options.rescanEvery = .seconds(seconds) }
-        // For tests of the retry path, as in trove index.
-        if let base = indexing.retryBaseDelay { options.firstBackoff = base }
         json = arguments.flag(Self.json)
         quiet = arguments.flag(Self.quiet)
         verbose = arguments.flag(Self.verbose)
@@ -122,8 +120,8 @@ struct WatchLog {
 
     /// Starts watching the index's folders beside a server (`serve --watch`, `mcp --watch`); the watch's own
     /// failure is logged and ends only the watch, never the server.
-    static func background(_ index: TroveIndex, console: Console) async throws {
-        let events = try await index.watch(WatchOptions(index: IndexingOptions().index))
+    static func background(_ index: TroveIndex, _ indexing: IndexingOptions, console: Console) async throws {
+        let events = try await index.watch(indexing.watch)
         Task {
             do {
                 _ = try await WatchLog(console: console, quiet: false).follow(events)

@@ -81,6 +81,27 @@ struct IndexingOptionsTests {
         }
     }
 
+    @Test(
+        "serve --watch and mcp --watch take the crawl and retry options of trove watch, and refuse them without --watch",
+        arguments: ["serve", "mcp"])
+    func serversWatchOptions(command: String) throws {
+        let spec = try #require(Launcher.program.command(command))
+        let names = Set(spec.groups.flatMap(\.options).map(\.long))
+        for option in IndexingOptions.watching {
+            #expect(names.contains(option.long), "trove \(command) lacks \(option.long)")
+        }
+        let words = ["--watch", "--exclude", "drafts/**", "--max-file-size", "1M", "--retries", "5"]
+        let parsed =
+            command == "serve" ? try ServeCommand.parse(words).indexing : try McpCommand.parse(words).indexing
+        #expect(parsed.index.crawl.excludes == ["drafts/**"] && parsed.index.crawl.maxFileSize == 1 << 20)
+        #expect(parsed.watch.index.retry.retries == 5)
+        let error = #expect(throws: UsageError.self) {
+            if command == "serve" { _ = try ServeCommand.parse(["--exclude", "x"]) }
+            else { _ = try McpCommand.parse(["--exclude", "x"]) }
+        }
+        #expect(error?.message == "--exclude applies to the watch: give --watch too")
+    }
+
     @Test("models, pull and rm share the model server's options")
     func modelServerOptions() throws {
         for command in ["models", "pull", "rm"] {

@@ -71,7 +71,10 @@ struct WatchProcessTests {
         let index = folder.path + "/i.sqlite"
         let environment = ["OLLAMA_HOST": server.baseURL.absoluteString, "TROVE_INDEX": index]
         try #require(try await runBinary(["index", notes], environment: environment).status == 0)
-        for (number, command) in [["serve", "--watch"], ["mcp", "--watch"]].enumerated() {
+        // The watch takes trove watch's crawl options: an excluded folder stays out of the index.
+        for (number, command) in [["serve", "--watch", "--exclude", "drafts"], ["mcp", "--watch", "--exclude", "drafts"]]
+            .enumerated()
+        {
             // trove mcp serves until its stdin closes: give it a pipe that stays open.
             let input = Pipe()
             let child = try Child(
@@ -80,12 +83,15 @@ struct WatchProcessTests {
             let log = { (try? String(contentsOfFile: child.errorPath, encoding: .utf8)) ?? "" }
             #expect(await eventually(within: 30) { log().contains("caught up") }, "\(log())")
             let word = "okapi\(number)"
+            try folder.write("notes/drafts/unseen by \(command[0]).md", "a draft about the \(word)\n")
             try folder.write("notes/seen by \(command[0]).md", "a note about the \(word)\n")
             #expect(
                 await eventually {
                     (try? runBinaryBlockingForTest(["search", "--mode", "keyword", "--cold", word], environment))?
                         .contains("seen by \(command[0]).md") == true
                 }, "\(command)")
+            let hits = try runBinaryBlockingForTest(["search", "--mode", "keyword", "--cold", word], environment)
+            #expect(!hits.contains("unseen by"), "\(command): \(hits)")
             child.signal(SIGTERM)
             _ = await child.wait()
         }
