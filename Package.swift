@@ -99,7 +99,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
-        // The README's Ollama examples, compiled with everything else so they cannot rot.
+        // GUIDE.md's Ollama examples, compiled with everything else so they cannot rot.
         .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         // Not a product: it depends on test support. `swift run trove-bench` and `swift build --product trove-bench`
         // still reach it, as SwiftPM gives every executable target of the root package an implicit product.

@@ -30,6 +30,9 @@ for tool in "${tools[@]}"; do
     fi
 done
 
+# The docs' links and the anchors that comments cite (BENCHMARKS.md#…) lead to headings that exist.
+python3 Scripts/check-doc-links.py
+
 # A crash must print its backtrace and exit, not wait 30 s for a key.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-interactive=no}
 swift test "$@"
