@@ -6,10 +6,11 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
-/// The encoder is optimised even in our debug builds: unoptimised SIMD and loops make it ~50x slower, too slow for
-/// the semantic tests. Since tools version 6.2 SwiftPM accepts unsafe flags in a package used as a versioned
-/// dependency, so they need no condition on where the package sits.
-let miniLMSettings: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+/// Optimised even in our debug builds: the encoder (unoptimised SIMD and loops make it ~50x slower, too slow for the
+/// semantic tests) and TroveSystem (its SHA-256 hashes the 90 MB model when the weights cache is built). Since tools
+/// version 6.2 SwiftPM accepts unsafe flags in a package used as a versioned dependency, so they need no condition on
+/// where the package sits.
+let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 /// Code generation for the AVX2 and AVX-512 builds of the encoder's loops (the sets `CPU.avx2` and `CPU.avx512` that
 /// are checked before calling them).
@@ -47,7 +48,7 @@ let package = Package(
         // EINTR, atomic files, JSON, line framing, hashes, the error protocol).
         // Optimised in debug builds too: its SHA-256 hashes the 90 MB model when the weights cache is built, which
         // took minutes unoptimised in the tests.
-        .target(name: "TroveSystem", swiftSettings: strict + miniLMSettings),
+        .target(name: "TroveSystem", swiftSettings: strict + optimisedInDebug),
         .target(name: "Ollama", swiftSettings: strict),
         // Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI): Foundation only, like Ollama.
         .target(name: "OpenAICompatible", swiftSettings: strict),
@@ -62,16 +63,16 @@ let package = Package(
         // best build the CPU runs is chosen at run time.
         // The query-sized matrix product on the model file's own layout (AVX2 + FMA, chosen at run time).
         .target(name: "CTroveGEMM", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
-        .target(name: "TroveMiniLMKernels", swiftSettings: strict + miniLMSettings),
-        .target(name: "TroveMiniLMKernelsAVX2", swiftSettings: strict + miniLMSettings + avx2Settings),
-        .target(name: "TroveMiniLMKernelsAVX512", swiftSettings: strict + miniLMSettings + avx512Settings),
+        .target(name: "TroveMiniLMKernels", swiftSettings: strict + optimisedInDebug),
+        .target(name: "TroveMiniLMKernelsAVX2", swiftSettings: strict + optimisedInDebug + avx2Settings),
+        .target(name: "TroveMiniLMKernelsAVX512", swiftSettings: strict + optimisedInDebug + avx512Settings),
         .target(
             name: "TroveMiniLM",
             dependencies: [
                 "CTroveGEMM", "TroveBLAS", "TroveSystem", "TroveMiniLMKernels", "TroveMiniLMKernelsAVX2",
                 "TroveMiniLMKernelsAVX512",
             ],
-            swiftSettings: strict + miniLMSettings),
+            swiftSettings: strict + optimisedInDebug),
         .target(
             name: "TroveKit",
             dependencies: [
