@@ -12,13 +12,13 @@ struct ConfigFile: Equatable {
     /// Whether it exists.
     var exists = false
     /// The values it holds, each checked against its setting's `Setting.Value`.
-    var values: [String: JSONValue] = [:]
+    var values: [String: JSON] = [:]
 
     /// The text `setting` holds in the file.
     func text(_ setting: Setting) -> String? { setting.key.flatMap { values[$0]?.stringValue } }
 
     /// The number `setting` holds in the file.
-    func number(_ setting: Setting) -> Double? { setting.key.flatMap { values[$0]?.numberValue } }
+    func number(_ setting: Setting) -> Double? { setting.key.flatMap { values[$0]?.doubleValue } }
 
     /// The provider `setting` holds in the file (checked when read).
     func provider(_ setting: Setting) -> Provider? { text(setting).flatMap(Provider.init(rawValue:)) }
@@ -60,11 +60,11 @@ struct ConfigFile: Equatable {
         return try parse(data, path: path)
     }
 
-    /// Parses the text of a config file found at `path`, once: JSONValue tells `true` from `1`.
+    /// Parses the text of a config file found at `path`, once: `JSON` tells `true` from `1`.
     static func parse(_ data: Data, path: String) throws -> ConfigFile {
         var file = ConfigFile(path: path, exists: true)
         if String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return file }
-        guard let any = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+        guard let any = try? JSONDecoder().decode(JSON.self, from: data) else {
             throw Problem(message: "config file \(path) is not valid JSON — fix it, or see: trove config --help")
         }
         guard let object = any.objectValue else {
@@ -86,7 +86,7 @@ struct ConfigFile: Equatable {
     }
 
     /// Throws unless `value` is what `setting` takes.
-    private static func check(_ value: JSONValue, of setting: Setting, key: String, path: String) throws {
+    private static func check(_ value: JSON, of setting: Setting, key: String, path: String) throws {
         func bad(_ expected: String) -> Problem {
             let found = (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
             return Problem(message: "bad value for '\(key)' in config file \(path): expected \(expected), got \(found)")
@@ -106,15 +106,15 @@ struct ConfigFile: Equatable {
                 }
             }
         case .wholeNumber(let range):
-            guard let number = value.numberValue, number == number.rounded(), number >= Double(range.lowerBound),
+            guard let number = value.doubleValue, number == number.rounded(), number >= Double(range.lowerBound),
                 number <= Double(range.upperBound)
             else { throw bad("a whole number from \(range.lowerBound) to \(range.upperBound)") }
         case .number(let range):
-            guard let number = value.numberValue, range.contains(number) else {
+            guard let number = value.doubleValue, range.contains(number) else {
                 throw bad("a number from \(range.lowerBound.plainText) to \(range.upperBound.plainText)")
             }
         case .seconds:
-            guard let number = value.numberValue, number > 0, number <= 86_400 else {
+            guard let number = value.doubleValue, number > 0, number <= 86_400 else {
                 throw bad("a number of seconds above 0")
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Ollama
 import TroveKit
+import TroveSystem
 
 /// The effective settings of a run: flags over environment over the config file over built-in defaults, for the
 /// settings `Setting.all` declares.
@@ -90,7 +91,7 @@ struct Settings {
             }
         }
         if setting.inFile, let value = setting.key.flatMap({ file.values[$0] }) {
-            let text = value.stringValue ?? value.numberValue.map { setting.value.show($0) } ?? ""
+            let text = value.stringValue ?? value.doubleValue.map { setting.value.show($0) } ?? ""
             return Entry(key: key, value: text, origin: .file(file.path))
         }
         return nil
