@@ -57,27 +57,16 @@ pq_flags() {
 }
 
 # A module the harness imports (TroveKit's request types import TroveStore, TroveSearch and TroveIngest): built
-# once from all its sources, instrumented like the harness, so libFuzzer sees coverage inside it and ASan checks it.
+# once, instrumented like the harness, so libFuzzer sees coverage inside it and ASan checks it. From all the sources
+# of Sources/NAME, or from the FILEs named, under the target's name: what the fuzzed sources use of TroveKit (the
+# request types) and of TroveOutput (the output style), without the rest of either and all it imports.
 module() {
     local name="$1" dir="$out/modules"
     shift
-    mkdir -p "$dir"
-    if [ ! -f "$dir/$name.o" ] || [ -n "$(find "Sources/$name" -newer "$dir/$name.o" 2>/dev/null)" ]; then
-        rm -f "$dir/$name.o"
-        swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
-            -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I Sources/CSQLite "$@" \
-            $(pq_flags) -c $(find Sources/"$name" -name '*.swift' | sort) -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
-        [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
-    fi
-    echo "$dir/$name.o"
-}
-
-# A module built from only some of its target's files, named as the target: what the fuzzed sources use of TroveKit
-# (the request types) and of TroveOutput (the output style), without the rest of either and all it imports.
-partial() {
-    local name="$1" dir="$out/modules"
-    shift
     local files=("$@")
+    [ ${#files[@]} -gt 0 ] || mapfile -t files < <(find "Sources/$name" -name '*.swift' | sort)
+    # CTroveFTS's module map (ctrove) is where TroveStore finds it; the folder may still be empty.
+    mkdir -p "$dir" "$out/CTroveFTS"
     if [ ! -f "$dir/$name.o" ] || [ -n "$(find "${files[@]}" -newer "$dir/$name.o" 2>/dev/null)" ]; then
         rm -f "$dir/$name.o"
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
@@ -96,11 +85,11 @@ modules() {
             fts=$(ctrove)
             local objects=(
                 "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
-                "$(module TroveStore -I "$out/CTroveFTS")"
-                "$(partial TroveKit Sources/TroveKit/Double+PlainText.swift Sources/TroveKit/Providers/Provider.swift \
+                "$(module TroveStore)"
+                "$(module TroveKit Sources/TroveKit/Double+PlainText.swift Sources/TroveKit/Providers/Provider.swift \
                     Sources/TroveKit/Search/{SearchRequest,SearchRequest+Checks,SearchRequestError}.swift \
                     Sources/TroveKit/Search/{SearchMode,FusionMethod,SearchHit,SearchFilter}.swift)"
-                "$(partial TroveOutput Sources/TroveOutput/OutputStyle.swift)"
+                "$(module TroveOutput Sources/TroveOutput/OutputStyle.swift)"
             )
             echo "${objects[*]} $fts"
             ;;
