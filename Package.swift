@@ -53,6 +53,9 @@ let package = Package(
         // Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI): Foundation only, like Ollama.
         .target(name: "OpenAICompatible", swiftSettings: strict),
         .target(name: "TroveIngest", dependencies: ["TroveSystem"], swiftSettings: strict),
+        // Readers of non-text formats (PDF, HTML, DOCX/ODT/PPTX, EPUB, notebooks, mail) into structured documents;
+        // they run in the extraction worker process, never in the indexer's.
+        .target(name: "TroveExtract", dependencies: ["TroveIngest", "TroveSystem"], swiftSettings: strict),
         // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
         .target(

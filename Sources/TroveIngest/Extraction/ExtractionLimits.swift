@@ -1,0 +1,23 @@
+/// Caps on one extraction, so that a hostile or huge file ends in `ExtractionFailure(.damaged, …)` rather than
+/// exhausting memory or time.
+package struct ExtractionLimits: Sendable, Equatable, Codable {
+    /// Largest input file read.
+    package var maxInputBytes = 256 << 20
+    /// Largest rendition returned (UTF-8 bytes of all lines).
+    package var maxOutputBytes = 16 << 20
+    /// Most pages (slides, messages, cells) read from one file.
+    package var maxParts = 5_000
+    /// Most entries in a zip container.
+    package var maxZipEntries = 10_000
+    /// Largest inflated size of one zip entry, declared or actual.
+    package var maxZipEntryBytes = 64 << 20
+    /// Largest inflated size of all entries read from one container.
+    package var maxZipTotalBytes = 256 << 20
+    /// Largest inflated / compressed ratio of one zip entry.
+    package var maxZipRatio = 100
+    /// Deepest element nesting in XML or HTML, and deepest MIME multipart nesting.
+    package var maxNesting = 256
+
+    /// The defaults.
+    package init() {}
+}
