@@ -131,6 +131,10 @@ let package = Package(
         .testTarget(
             name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits"],
             swiftSettings: strict),
+        .testTarget(
+            name: "TroveExtractTests",
+            dependencies: ["TroveExtract", "TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits"],
+            swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(
