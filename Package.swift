@@ -55,7 +55,11 @@ let package = Package(
         .target(name: "TroveIngest", dependencies: ["TroveSystem"], swiftSettings: strict),
         // Readers of non-text formats (PDF, HTML, DOCX/ODT/PPTX, EPUB, notebooks, mail) into structured documents;
         // they run in the extraction worker process, never in the indexer's.
-        .target(name: "TroveExtract", dependencies: ["TroveIngest", "TroveSystem"], swiftSettings: strict),
+        .target(
+            name: "TroveExtract", dependencies: ["TroveIngest", "TroveSystem", "CTroveProcess"], swiftSettings: strict),
+        // fork + setrlimit + execve with only async-signal-safe calls between them, and descriptor passing
+        // (SCM_RIGHTS): what the extraction worker is started and fed with (Foundation's Process sets no limits).
+        .target(name: "CTroveProcess"),
         // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
         .target(
@@ -102,7 +106,8 @@ let package = Package(
                 "CBuildInfo",
             ],
             swiftSettings: strict),
-        .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS"], swiftSettings: strict),
+        // `trove extract-worker` (hidden: started by trove itself) runs TroveExtract's worker before anything else.
+        .executableTarget(name: "trove", dependencies: ["TroveCLI", "TroveBLAS", "TroveExtract"], swiftSettings: strict),
         // GUIDE.md's Ollama examples, compiled with everything else so they cannot rot.
         .executableTarget(name: "ollama-examples", dependencies: ["Ollama"], path: "Examples", swiftSettings: strict),
         // Not a product: it depends on test support. `swift run trove-bench` and `swift build --product trove-bench`
@@ -133,7 +138,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TroveExtractTests",
-            dependencies: ["TroveExtract", "TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits"],
+            // trove: the worker tests start `trove extract-worker`.
+            dependencies: ["TroveExtract", "TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits", "trove"],
             swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),

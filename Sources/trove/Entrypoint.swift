@@ -2,10 +2,15 @@
 import Foundation
 import TroveBLAS
 import TroveCLI
+import TroveExtract
 
 @main
 struct Entrypoint {
     static func main() async {
+        // The extraction worker (started by trove itself, never listed): none of the CLI's setup applies to it.
+        if CommandLine.arguments.dropFirst().first == "extract-worker" {
+            exit(ExtractionWorker.run(Array(CommandLine.arguments.dropFirst(2))))
+        }
         // `trove search … | head` closes the pipe early: a write should fail with EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)
         // Before any thread starts: OpenBLAS loads later, on first use, and reads OPENBLAS_CORETYPE then.

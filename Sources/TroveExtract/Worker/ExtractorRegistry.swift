@@ -1,0 +1,20 @@
+import TroveIngest
+
+/// Which extractor reads each format in the worker: one case per format, added by each format's owner as its
+/// extractor lands.
+package enum ExtractorRegistry {
+    /// How a format is read.
+    package enum Reader {
+        /// From the file's bytes, in the worker's own process.
+        case bytes(any DocumentExtractor.Type)
+        /// From the open descriptor, by a tool the worker runs (PDF: `pdftotext` reads it as its standard input).
+        case descriptor(@Sendable (_ descriptor: Int32, _ limits: ExtractionLimits) throws(ExtractionFailure) -> ExtractedDocument)
+    }
+
+    /// The reader of `format`, or nil when this build has none yet.
+    package static func reader(for format: DocumentFormat) -> Reader? {
+        switch format {
+        case .pdf, .html, .docx, .odt, .pptx, .epub, .notebook, .eml, .mbox: nil
+        }
+    }
+}

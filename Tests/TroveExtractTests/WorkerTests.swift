@@ -1,0 +1,113 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import TroveExtract
+import TroveIngest
+import TroveTestSupport
+
+/// The extraction worker as trove runs it: `trove extract-worker` started by `ExtractionService` under its limits.
+/// Each guard is proven with a fault the worker acts out on purpose (`--test-fault`, which only tests pass): it ends
+/// only the worker, the file gets its named outcome, and the next file is answered by a fresh worker.
+@Suite("The extraction worker")
+struct WorkerTests {
+    static let trove = builtProduct("trove")
+
+    /// A service whose worker acts out `fault` on files starting with the marker.
+    static func service(
+        fault: TestFault? = nil, limits: ExtractionLimits = ExtractionLimits(), policy: WorkerPolicy = WorkerPolicy()
+    ) -> ExtractionService {
+        let command = [trove, "extract-worker"] + (fault.map { ["--test-fault", $0.rawValue] } ?? [])
+        return ExtractionService(workerCommand: command, limits: limits, policy: policy)
+    }
+
+    /// Extracts `contents` as `format` through an open descriptor, the way the indexer does.
+    static func extract(
+        _ contents: [UInt8], as format: DocumentFormat, with service: ExtractionService
+    ) async throws -> Result<ExtractedDocument, ExtractionFailure> {
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("file", data: Data(contents))
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        do throws(ExtractionFailure) {
+            return .success(try await service.extract(descriptor: descriptor, format: format))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static let faulty = TestFault.marker + Array(" and the rest".utf8)
+
+    /// The failure of a result, or nil for a document.
+    static func failure(_ result: Result<ExtractedDocument, ExtractionFailure>) -> ExtractionFailure? {
+        if case .failure(let failure) = result { return failure }
+        return nil
+    }
+
+    /// An answer of the worker that is not a death: a document, or a failure named by an extractor.
+    static func answered(_ result: Result<ExtractedDocument, ExtractionFailure>) -> Bool {
+        guard let failure = failure(result) else { return true }
+        return ![.crashed, .timeout, .outOfMemory].contains(failure.kind)
+    }
+
+    @Test("a crash ends only the worker: the file is 'crashed', the next file is answered")
+    func crash() async throws {
+        let service = Self.service(fault: .crash)
+        defer { service.shutdown() }
+        let crashed = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
+        #expect(crashed?.kind == .crashed)
+        #expect(crashed?.detail.contains("SIG") == true, "\(String(describing: crashed))")
+        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+    }
+
+    @Test("a hang is stopped by the watchdog: the file is a timeout, the next file is answered")
+    func hang() async throws {
+        var policy = WorkerPolicy()
+        policy.timeout = .seconds(2)
+        let service = Self.service(fault: .hang, policy: policy)
+        defer { service.shutdown() }
+        let started = ContinuousClock.now
+        let timedOut = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
+        #expect(timedOut?.kind == .timeout)
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+    }
+
+    @Test("a memory blow-up meets the address-space limit: the file is out of memory, the next is answered")
+    func memory() async throws {
+        var policy = WorkerPolicy()
+        policy.memoryBytes = 1 << 30
+        let service = Self.service(fault: .allocate, policy: policy)
+        defer { service.shutdown() }
+        let failure = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
+        #expect(failure?.kind == .outOfMemory, "\(String(describing: failure))")
+        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+    }
+
+    @Test("a reply past the output cap is cut off: the file is damaged, the next is answered")
+    func flood() async throws {
+        var limits = ExtractionLimits()
+        limits.maxOutputBytes = 1 << 20
+        let service = Self.service(fault: .flood, limits: limits)
+        defer { service.shutdown() }
+        let failure = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
+        #expect(failure?.kind == .damaged)
+        #expect(failure?.detail.contains("output passed") == true, "\(String(describing: failure))")
+        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+    }
+
+    @Test("the fault marker does nothing in a worker started without --test-fault (as trove starts it)")
+    func markerIsInert() async throws {
+        let service = Self.service()
+        defer { service.shutdown() }
+        #expect(Self.answered(try await Self.extract(Self.faulty, as: .pdf, with: service)))
+    }
+
+    @Test("a worker command that cannot start is a named failure, not a crash of the caller")
+    func missingWorker() async throws {
+        let service = ExtractionService(workerCommand: ["/nonexistent/trove", "extract-worker"])
+        let failure = Self.failure(try await Self.extract(Array("plain".utf8), as: .pdf, with: service))
+        #expect(failure?.kind == .crashed)
+        #expect(failure?.detail.contains("could not start") == true, "\(String(describing: failure))")
+    }
+}
