@@ -140,6 +140,7 @@ let package = Package(
             name: "TroveExtractTests",
             // trove: the worker tests start `trove extract-worker`.
             dependencies: ["TroveExtract", "TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits", "trove"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),
         .testTarget(name: "TroveSearchTests", dependencies: ["TroveSearch", "TroveBLAS", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),

@@ -3,6 +3,9 @@
 
 # The Debian/Ubuntu packages Trove itself needs: SQLite's headers and pkg-config to build, OpenBLAS to score.
 TROVE_PACKAGES=(libsqlite3-dev libpq-dev pkg-config libopenblas0)
+# PDF: poppler's pdftotext and pdftohtml (run as programs, never linked) and poppler-data, without which Chinese and
+# Japanese PDFs come out empty; bubblewrap confines the extraction worker where the kernel allows it.
+TROVE_PACKAGES+=(poppler-utils poppler-data bubblewrap)
 
 # require_packages PKG…: installs the missing ones with apt-get, as root or through sudo (asking for a password
 # only on a terminal); anything else prints the command to run and exits 69 (a prerequisite is unavailable).

@@ -44,10 +44,15 @@ struct WorkerTests {
         return nil
     }
 
-    /// An answer of the worker that is not a death: a document, or a failure named by an extractor.
-    static func answered(_ result: Result<ExtractedDocument, ExtractionFailure>) -> Bool {
-        guard let failure = failure(result) else { return true }
-        return ![.crashed, .timeout, .outOfMemory].contains(failure.kind)
+    /// True when the worker answers a real PDF after the fault: with its text where poppler is installed, else
+    /// with the named 'tool missing'.
+    static func nextFileExtracts(with service: ExtractionService) async throws -> Bool {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/pdf/pages.pdf", withExtension: nil))
+        let result = try await extract(Array(try Data(contentsOf: url)), as: .pdf, with: service)
+        switch result {
+        case .success(let document): return document.lines.contains { $0.contains("apricots") }
+        case .failure(let failure): return !popplerInstalled && failure.kind == .toolMissing
+        }
     }
 
     @Test("a crash ends only the worker: the file is 'crashed', the next file is answered")
@@ -57,7 +62,7 @@ struct WorkerTests {
         let crashed = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
         #expect(crashed?.kind == .crashed)
         #expect(crashed?.detail.contains("SIG") == true, "\(String(describing: crashed))")
-        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+        #expect(try await Self.nextFileExtracts(with: service))
     }
 
     @Test("a hang is stopped by the watchdog: the file is a timeout, the next file is answered")
@@ -70,7 +75,7 @@ struct WorkerTests {
         let timedOut = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
         #expect(timedOut?.kind == .timeout)
         #expect(ContinuousClock.now - started < .seconds(30))
-        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+        #expect(try await Self.nextFileExtracts(with: service))
     }
 
     @Test("a memory blow-up meets the address-space limit: the file is out of memory, the next is answered")
@@ -81,7 +86,7 @@ struct WorkerTests {
         defer { service.shutdown() }
         let failure = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
         #expect(failure?.kind == .outOfMemory, "\(String(describing: failure))")
-        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+        #expect(try await Self.nextFileExtracts(with: service))
     }
 
     @Test("a reply past the output cap is cut off: the file is damaged, the next is answered")
@@ -93,14 +98,15 @@ struct WorkerTests {
         let failure = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
         #expect(failure?.kind == .damaged)
         #expect(failure?.detail.contains("output passed") == true, "\(String(describing: failure))")
-        #expect(Self.answered(try await Self.extract(Array("plain".utf8), as: .pdf, with: service)))
+        #expect(try await Self.nextFileExtracts(with: service))
     }
 
     @Test("the fault marker does nothing in a worker started without --test-fault (as trove starts it)")
     func markerIsInert() async throws {
         let service = Self.service()
         defer { service.shutdown() }
-        #expect(Self.answered(try await Self.extract(Self.faulty, as: .pdf, with: service)))
+        let failure = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
+        #expect(failure?.kind == (popplerInstalled ? .damaged : .toolMissing), "\(String(describing: failure))")
     }
 
     @Test("a worker command that cannot start is a named failure, not a crash of the caller")

@@ -14,7 +14,8 @@ package enum ExtractorRegistry {
     /// The reader of `format`, or nil when this build has none yet.
     package static func reader(for format: DocumentFormat) -> Reader? {
         switch format {
-        case .pdf, .html, .docx, .odt, .pptx, .epub, .notebook, .eml, .mbox: nil
+        case .pdf: .descriptor(PDFExtractor.extract(descriptor:limits:))
+        case .html, .docx, .odt, .pptx, .epub, .notebook, .eml, .mbox: nil
         }
     }
 }
