@@ -116,4 +116,33 @@ struct WorkerTests {
         #expect(failure?.kind == .crashed)
         #expect(failure?.detail.contains("could not start") == true, "\(String(describing: failure))")
     }
+
+    @Test("confined by bubblewrap (where it works here), a parser cannot open the user's other files")
+    func confinement() async throws {
+        let folder = try TemporaryDirectory()
+        let secret = try folder.write("secret.txt", "the user's private notes")
+        let shadow = "/etc/shadow"
+        let peek = TestFault.marker + Array("\n\(secret)\n".utf8)
+        var open = WorkerPolicy()
+        open.confine = false
+        let unconfined = Self.service(fault: .peek, policy: open)
+        defer { unconfined.shutdown() }
+        #expect(try await Self.extract(peek, as: .pdf, with: unconfined).get().lines == ["visible"])
+        let command = [Self.trove, "extract-worker", "--test-fault", "peek"]
+        let status = Confinement.status(
+            command, environment: ProcessInfo.processInfo.environment,
+            limits: Subprocess.Limits(addressSpace: WorkerPolicy().memoryBytes, openFiles: 64, confine: true))
+        guard case .available = status else {
+            print("SKIP confinement: \(status) (the worker runs under its rlimits alone here)")
+            return
+        }
+        let confined = Self.service(fault: .peek)
+        defer { confined.shutdown() }
+        #expect(try await Self.extract(peek, as: .pdf, with: confined).get().lines == ["hidden"])
+        // Nor the system's secrets (readable by root, as these tests may run).
+        let peekShadow = TestFault.marker + Array("\n\(shadow)\n".utf8)
+        #expect(try await Self.extract(peekShadow, as: .pdf, with: confined).get().lines == ["hidden"])
+        // Confined, it still reads what it is handed and survives its faults.
+        #expect(try await Self.nextFileExtracts(with: confined))
+    }
 }

@@ -84,23 +84,11 @@ package enum PDFExtractor {
     private static func version(_ pdftotext: String, environment: [String: String]) -> String {
         cachedVersion.withLock { cached in
             if let cached { return cached }
-            let found = toolVersion(pdftotext, environment: environment).map { "pdftotext \($0)" } ?? "pdftotext"
+            let found = ToolRun.version(of: pdftotext, environment: environment).map { "pdftotext \($0)" } ?? "pdftotext"
             cached = found
             return found
         }
     }
 
     private static let cachedVersion = Mutex<String?>(nil)
-
-    /// The version a poppler tool prints for `-v` (`pdftotext version 22.12.0`), or nil.
-    package static func toolVersion(_ path: String, environment: [String: String]) -> String? {
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer { close(null) }
-        guard let run = try? ToolRun.run(
-            path, arguments: [path, "-v"], input: null, environment: environment, outputCap: 4096)
-        else { return nil }
-        let words = (run.errors + String(decoding: run.output, as: UTF8.self)).split(whereSeparator: \.isWhitespace)
-        guard let index = words.firstIndex(of: "version"), index + 1 < words.count else { return nil }
-        return String(words[index + 1])
-    }
 }

@@ -76,7 +76,10 @@ package final class ExtractionService: Sendable {
     private func runningWorker() throws(ExtractionFailure) -> WorkerProcess {
         if let running = worker.withLock({ $0 }), running.alive { return running }
         guard !command.isEmpty else { throw ExtractionFailure(.crashed, "no extraction worker command") }
-        let started = try WorkerProcess(command: command, environment: environment, policy: policy)
+        let confined =
+            policy.confine
+            ? Confinement.wrap(command, environment: environment, limits: WorkerProcess.limits(policy)) : nil
+        let started = try WorkerProcess(command: confined ?? command, environment: environment, policy: policy)
         worker.withLock { $0 = started }
         return started
     }

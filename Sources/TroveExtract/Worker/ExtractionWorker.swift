@@ -17,7 +17,10 @@ package enum ExtractionWorker {
         var fault: TestFault?
         var words = arguments[...]
         while let word = words.popFirst() {
-            if word == "--test-fault", let kind = words.popFirst().flatMap(TestFault.init(rawValue:)) {
+            if word == "--probe" {
+                // Confinement's probe: the worker started, under bwrap, with its libraries in view.
+                return 0
+            } else if word == "--test-fault", let kind = words.popFirst().flatMap(TestFault.init(rawValue:)) {
                 fault = kind
             } else {
                 FileHandle.standardError.write(
@@ -57,7 +60,11 @@ package enum ExtractionWorker {
     /// The reply to one request.
     private static func answer(_ request: WorkerRequest, descriptor: Int32, fault: TestFault?) -> WorkerReply {
         do throws(ExtractionFailure) {
-            if let fault, try startsWithMarker(descriptor) { fault.act(replyingOn: socket) }
+            if let fault, try startsWithMarker(descriptor),
+                let document = fault.act(on: descriptor, replyingOn: socket)
+            {
+                return .document(document)
+            }
             guard let reader = ExtractorRegistry.reader(for: request.format) else {
                 throw ExtractionFailure(.toolMissing, "this build of trove has no \(request.format.rawValue) extractor")
             }

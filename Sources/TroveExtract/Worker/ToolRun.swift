@@ -19,7 +19,8 @@ package struct ToolRun: Sendable {
     /// Runs `path` with `arguments` (argv[0] included), `input` as its standard input, reading at most
     /// `outputCap` bytes of its standard output. Throws the errno when it cannot be started.
     package static func run(
-        _ path: String, arguments: [String], input: Int32, environment: [String: String], outputCap: Int
+        _ path: String, arguments: [String], input: Int32, environment: [String: String], outputCap: Int,
+        limits: Subprocess.Limits = Subprocess.Limits()
     ) throws(SpawnError) -> ToolRun {
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]
@@ -33,7 +34,7 @@ package struct ToolRun: Sendable {
         do {
             child = try Subprocess.start(
                 path, arguments: arguments, environment: environment,
-                descriptors: [input, outputPipe[1], errorPipe[1]])
+                descriptors: [input, outputPipe[1], errorPipe[1]], limits: limits)
         } catch {
             [outputPipe[0], outputPipe[1], errorPipe[0], errorPipe[1]].forEach { close($0) }
             throw error
@@ -89,5 +90,16 @@ package struct ToolRun: Sendable {
         let lowered = errors.lowercased()
         return ["bad_alloc", "out of memory", "cannot allocate memory", "could not allocate", "failed to allocate"]
             .contains { lowered.contains($0) }
+    }
+
+    /// The version a tool prints for `flag` (`pdftotext version 22.12.0`, `bubblewrap 0.8.0`), or nil.
+    package static func version(of path: String, environment: [String: String], flag: String = "-v") -> String? {
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { close(null) }
+        guard let run = try? run(path, arguments: [path, flag], input: null, environment: environment, outputCap: 4096)
+        else { return nil }
+        let words = (run.errors + String(decoding: run.output, as: UTF8.self)).split(whereSeparator: \.isWhitespace)
+        let index = words.firstIndex(of: "version").map { $0 + 1 } ?? 1
+        return index < words.count ? String(words[index]) : nil
     }
 }

@@ -44,7 +44,7 @@ final class WorkerProcess: @unchecked Sendable {
             process = try Subprocess.start(
                 command[0], arguments: command, environment: environment,
                 descriptors: [null, null, errorPipe[1], pair[1]],
-                limits: Subprocess.Limits(addressSpace: policy.memoryBytes, openFiles: policy.openFiles, confine: true))
+                limits: Self.limits(policy))
         } catch {
             close(pair[0])
             close(errorPipe[0])
@@ -54,6 +54,11 @@ final class WorkerProcess: @unchecked Sendable {
         errors = errorPipe[0]
         memoryBytes = policy.memoryBytes
         _ = fcntl(errors, F_SETFL, fcntl(errors, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// The limits a worker runs under.
+    static func limits(_ policy: WorkerPolicy) -> Subprocess.Limits {
+        Subprocess.Limits(addressSpace: policy.memoryBytes, openFiles: policy.openFiles, confine: true)
     }
 
     deinit {
@@ -144,6 +149,9 @@ final class WorkerProcess: @unchecked Sendable {
         switch termination {
         case .signalled(let signal):
             return ExtractionFailure(.crashed, "the extractor died of \(signalName(signal))")
+        case .exited(let status) where status > 128 && status < 128 + 65:
+            // bwrap reports a child's death by signal as the shell does: 128 + the signal.
+            return ExtractionFailure(.crashed, "the extractor died of \(signalName(status - 128))")
         case .exited(let status):
             return ExtractionFailure(.crashed, "the extractor exited with status \(status)")
         }
