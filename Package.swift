@@ -44,6 +44,13 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // libxml2's HTML parser (MIT), for HTML and XHTML (also EPUB chapters and mail bodies): linked, run only in
+        // the extraction worker, never with NOENT, DTDLOAD or HUGE.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         // The ground floor: what every target of ours may use, depending on nothing of ours (fd I/O that retries
         // EINTR, atomic files, JSON, line framing, hashes, the error protocol).
         // Optimised in debug builds too: its SHA-256 hashes the 90 MB model when the weights cache is built, which
@@ -56,7 +63,8 @@ let package = Package(
         // Readers of non-text formats (PDF, HTML, DOCX/ODT/PPTX, EPUB, notebooks, mail) into structured documents;
         // they run in the extraction worker process, never in the indexer's.
         .target(
-            name: "TroveExtract", dependencies: ["TroveIngest", "TroveSystem", "CTroveProcess"], swiftSettings: strict),
+            name: "TroveExtract", dependencies: ["CLibXML2", "TroveIngest", "TroveSystem", "CTroveProcess"],
+            swiftSettings: strict),
         // fork + setrlimit + execve with only async-signal-safe calls between them, and descriptor passing
         // (SCM_RIGHTS): what the extraction worker is started and fed with (Foundation's Process sets no limits).
         .target(name: "CTroveProcess"),

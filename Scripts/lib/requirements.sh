@@ -6,6 +6,8 @@ TROVE_PACKAGES=(libsqlite3-dev libpq-dev pkg-config libopenblas0)
 # PDF: poppler's pdftotext and pdftohtml (run as programs, never linked) and poppler-data, without which Chinese and
 # Japanese PDFs come out empty; bubblewrap confines the extraction worker where the kernel allows it.
 TROVE_PACKAGES+=(poppler-utils poppler-data bubblewrap)
+# HTML (and EPUB chapters, mail bodies): libxml2's headers, for its HTML parser (linked, MIT).
+TROVE_PACKAGES+=(libxml2-dev)
 
 # require_packages PKG…: installs the missing ones with apt-get, as root or through sudo (asking for a password
 # only on a terminal); anything else prints the command to run and exits 69 (a prerequisite is unavailable).

@@ -15,7 +15,8 @@ package enum ExtractorRegistry {
     package static func reader(for format: DocumentFormat) -> Reader? {
         switch format {
         case .pdf: .descriptor(PDFExtractor.extract(descriptor:limits:))
-        case .html, .docx, .odt, .pptx, .epub, .notebook, .eml, .mbox: nil
+        case .html: .bytes(HTMLExtractor.self)
+        case .docx, .odt, .pptx, .epub, .notebook, .eml, .mbox: nil
         }
     }
 }
