@@ -33,6 +33,15 @@ import TroveTestSupport
         #expect(document.encoding == nil)  // it declares UTF-8
     }
 
+    @Test func aPageIsReadInTheWorkerAsTheIndexerReadsIt() async throws {
+        let service = WorkerTests.service()
+        defer { service.shutdown() }
+        let result = try await WorkerTests.extract(try Self.fixture("html", "shortnames.html"), as: .html, with: service)
+        let document = try result.get()
+        #expect(document.lines.first == "8+3 Filenames")
+        #expect(document.extractor == HTMLExtractor.identity)
+    }
+
     @Test("every real page reads without markup", arguments: ["shortnames.html", "lockingv3.html", "datatype3.html"])
     func realPages(name: String) throws {
         let bytes = try Self.fixture("html", name)
