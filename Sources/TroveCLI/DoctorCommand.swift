@@ -36,10 +36,12 @@ struct DoctorCommand: Command {
         settings.chatFlags = chatServer
         let checks = await TroveIndex.doctor(
             try settings.configuration, model: model, chatModel: chatModel,
-            choice: try settings.embedderChoice(provider: nil, modelFlag: nil))
+            choice: try settings.embedderChoice(provider: nil, modelFlag: nil),
+            embedderChosen: settings.embedderChosen(providerFlag: nil, modelFlag: model))
         for check in checks {
             let status = check.passed ? "ok     " : "problem"
-            let fix = check.fix.map { " — fix: \($0)" } ?? ""
+            // What to do: a fix for a problem, the next step for what works but is not there yet.
+            let fix = check.fix.map { " — \(check.passed ? "next" : "fix"): \($0)" } ?? ""
             console.print("\(status)  \(check.name): \(check.detail)\(fix)")
         }
         return checks.allSatisfy(\.passed) ? ExitCode.success : ExitCode.failure

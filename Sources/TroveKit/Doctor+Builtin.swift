@@ -9,7 +9,7 @@ extension Doctor {
                 name: "builtin model", passed: !required,
                 detail: "all-minilm-l6-v2 is not installed in \(folder) (missing \(missing.joined(separator: ", ")))"
                     + (required ? "" : "; needed only for --embedder builtin"),
-                fix: "run Scripts/install-model.sh")
+                fix: "install it: \(ModelFolder.installCommand)")
         }
         do {
             // Through the embedder: the same loading and SHA-256 check a search gets.
@@ -24,7 +24,7 @@ extension Doctor {
         } catch {
             return DoctorCheck(
                 name: "builtin model", passed: false, detail: String(describing: error),
-                fix: "reinstall it: Scripts/install-model.sh")
+                fix: "reinstall it: \(ModelFolder.installCommand)")
         }
     }
 }

@@ -35,6 +35,9 @@ public struct Doctor: Sendable {
     public var chatModel: String?
     /// Whether `chatModel` is on this Ollama (false when another provider writes answers).
     public var checksOllamaChat = true
+    /// Whether a new index would get the built-in model when no Ollama answers (`trove index` with no embedder chosen
+    /// and no index yet): then an unreachable Ollama is no problem, and a missing built-in model is.
+    public var newIndexFallsBackToBuiltin = false
 
     public init(client: OllamaClient, model: String, location: IndexLocation, chatModel: String? = nil) {
         self.client = client
@@ -49,14 +52,21 @@ public struct Doctor: Sendable {
         checks.append(sqliteCheck())
         checks.append(blasCheck())
         checks.append(indexCheck())
-        if let modelFolder {
-            checks.append(builtinModelCheck(folder: modelFolder, required: provider == .builtin))
-        }
         // Another provider's servers are checked by `TroveIndex.doctor`.
-        if provider != .ollama { return checks }
-        let server = await serverCheck()
+        let server = provider == .ollama ? await serverCheck() : nil
+        let fallsBack = newIndexFallsBackToBuiltin && server?.passed == false
+        if let modelFolder {
+            checks.append(builtinModelCheck(folder: modelFolder, required: provider == .builtin || fallsBack))
+        }
+        guard var server else { return checks }
+        if fallsBack {
+            server = DoctorCheck(
+                name: server.name, passed: true,
+                detail: "no Ollama answers at \(client.baseURL.absoluteString): a new index uses the built-in model",
+                fix: "to embed with Ollama instead, start it: ollama serve (or set OLLAMA_HOST / --ollama)")
+        }
         checks.append(server)
-        if server.passed {
+        if server.passed && !fallsBack {
             checks.append(contentsOf: await modelChecks())
             if let chatModel, checksOllamaChat { checks.append(await chatModelCheck(chatModel)) }
         }
@@ -114,13 +124,15 @@ public struct Doctor: Sendable {
         let shown = location.description
         guard location.mayExist else {
             return DoctorCheck(
-                name: "index", passed: true, detail: "no index yet at \(shown) (trove index FOLDER creates it)")
+                name: "index", passed: true, detail: "no index yet at \(shown)",
+                fix: "create it: trove index FOLDER")
         }
         do {
             let store = try location.open(createIfMissing: false)
             let stats = try store.statistics()
             guard let manifest = try store.manifest() else {
-                return DoctorCheck(name: "index", passed: true, detail: "\(shown) is empty")
+                return DoctorCheck(
+                    name: "index", passed: true, detail: "\(shown) is empty", fix: "fill it: trove index FOLDER")
             }
             if manifest.model != model {
                 return DoctorCheck(

@@ -23,7 +23,7 @@ public struct TroveConfiguration: Sendable {
     /// How the flat vector cache is read: `.map` except when `trove-bench cold` measures the others.
     package var vectorLoad = VectorLoadMode.map
 
-    /// A configuration; `modelFolder` defaults to where `Scripts/install-model.sh` puts the model.
+    /// A configuration; `modelFolder` is where `trove models install builtin` puts the model (`defaultModelFolder`).
     public init(location: IndexLocation, ollama: OllamaClient, modelFolder: String, embedThreads: Int? = nil) {
         self.location = location
         self.ollama = ollama
@@ -35,6 +35,12 @@ public struct TroveConfiguration: Sendable {
     /// that follow the documented variables.
     public static func defaultModelFolder(environment: [String: String]) -> String {
         ModelFolder.resolve(environment: environment)
+    }
+
+    /// Where `trove models install builtin` installs: `$TROVE_MODELS/all-minilm-l6-v2`, else the user's folder.
+    public static func userModelFolder(environment: [String: String]) -> String {
+        if let root = environment["TROVE_MODELS"], !root.isEmpty { return ModelFolder.resolve(environment: environment) }
+        return ModelFolder.userFolder(environment: environment)
     }
 
     /// The embedder `choice` names, against an index that may already record one (`indexed`). Without a provider

@@ -6,9 +6,11 @@ import TroveStore
 extension TroveIndex {
     /// Checks everything indexing and search depend on, one line each, for the index `configuration` names (which
     /// need not exist yet). The embedding model checked is `model`, else the index's, else `choice`'s default; the
-    /// provider is the index's, else `choice`'s.
+    /// provider is the index's, else `choice`'s. `embedderChosen`: whether the user named an embedder or model anywhere
+    /// (else a new index gets the built-in model when no Ollama answers, as `trove index` does).
     public static func doctor(
-        _ configuration: TroveConfiguration, model: String?, chatModel: String?, choice: EmbedderChoice
+        _ configuration: TroveConfiguration, model: String?, chatModel: String?, choice: EmbedderChoice,
+        embedderChosen: Bool = true
     ) async -> [DoctorCheck] {
         let location = configuration.location
         let manifest =
@@ -19,6 +21,7 @@ extension TroveIndex {
         doctor.modelFolder = configuration.modelFolder
         doctor.provider = manifest?.provider ?? choice.defaultProvider ?? .ollama
         doctor.checksOllamaChat = configuration.chatProvider == .ollama
+        doctor.newIndexFallsBackToBuiltin = manifest == nil && !embedderChosen && model == nil
         var checks = await doctor.run()
         if doctor.provider == .openai {
             if let server = configuration.openAI {

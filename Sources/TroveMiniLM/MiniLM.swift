@@ -73,7 +73,7 @@ import Synchronization
         self.rowKernels = rowKernels
         for file in Self.files where !FileManager.default.fileExists(atPath: folder + "/" + file) {
             throw MiniLMError(
-                .missingFile, "the built-in model is not installed: \(folder)/\(file) is missing — run Scripts/install-model.sh")
+                .missingFile, "the built-in model is not installed: \(folder)/\(file) is missing — run \(ModelFolder.installCommand)")
         }
         // The vocabulary on one thread; OpenBLAS and the weights (mapping, checksum) on another: a few ms each of a
         // one-query process.

@@ -50,7 +50,7 @@ package final class SafeTensors: @unchecked Sendable {
             throw MiniLMError(
                 .badFile,
                 "\(path) is not a safetensors file: header length \(rawLength) out of range (file of \(length) bytes)"
-                    + " — reinstall the model: Scripts/install-model.sh")
+                    + " — reinstall the model: \(ModelFolder.installCommand)")
         }
         dataStart = 8 + headerLength
         guard let entries = SafeTensorsHeader.parse(UnsafeRawBufferPointer(start: base + 8, count: headerLength))
@@ -78,7 +78,7 @@ package final class SafeTensors: @unchecked Sendable {
     /// The float32 data of `name`, checked against `shape`; points into the mapping.
     package func floats(_ name: String, shape: [Int]) throws -> UnsafePointer<Float> {
         guard let tensor = tensors[name] else {
-            throw MiniLMError(.badFile, "\(path) has no tensor '\(name)' — reinstall the model: Scripts/install-model.sh")
+            throw MiniLMError(.badFile, "\(path) has no tensor '\(name)' — reinstall the model: \(ModelFolder.installCommand)")
         }
         guard tensor.dtype == "F32", tensor.shape == shape, tensor.offsets.count == Self.byteCount(shape) else {
             throw MiniLMError(

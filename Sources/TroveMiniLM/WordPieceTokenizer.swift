@@ -19,7 +19,7 @@ package struct WordPieceTokenizer: Sendable {
     /// Reads `vocab.txt`: one token per line, the id is the line number from 0.
     package init(vocabularyFile path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw MiniLMError(.missingFile, "cannot read \(path) — install the model: Scripts/install-model.sh")
+            throw MiniLMError(.missingFile, "cannot read \(path) — install the model: \(ModelFolder.installCommand)")
         }
         try self.init(vocabulary: Vocabulary([UInt8](data)), source: path)
     }
@@ -32,7 +32,7 @@ package struct WordPieceTokenizer: Sendable {
     private init(vocabulary: Vocabulary, source: String) throws {
         func id(_ token: String) throws -> Int32 {
             guard let id = vocabulary.id(Array(token.utf8)) else {
-                throw MiniLMError(.badFile, "\(source) has no \(token) token — reinstall the model: Scripts/install-model.sh")
+                throw MiniLMError(.badFile, "\(source) has no \(token) token — reinstall the model: \(ModelFolder.installCommand)")
             }
             return id
         }

@@ -113,14 +113,14 @@ struct BinaryTests {
         #expect(run.output.isEmpty)
     }
 
-    @Test("the binary exits 69 when Ollama is unreachable, with a one-line message")
+    @Test("the binary exits 69 when the Ollama it was told to use is unreachable, with a one-line message")
     func unreachable() async throws {
         let closed = try ClosedPort()
         let url = closed.baseURL.absoluteString
         let folder = try TemporaryDirectory()
         try folder.write("n/a.md", "# a\n\nb\n")
         let run = try await runBinary(
-            ["index", folder.path + "/n"], environment: ["OLLAMA_HOST": url, "TROVE_INDEX": folder.path + "/i.sqlite"])
+            ["index", "--embedder", "ollama", folder.path + "/n"], environment: ["OLLAMA_HOST": url, "TROVE_INDEX": folder.path + "/i.sqlite"])
         #expect(run.status == 69)
         #expect(run.error.hasPrefix("Error: cannot reach Ollama at \(url)"))
         #expect(run.error.split(separator: "\n").count == 1)
@@ -156,12 +156,13 @@ struct DoctorTests {
         #expect(forced.output.contains("kernel Haswell, from OPENBLAS_CORETYPE=Haswell"), "\(forced.output)")
     }
 
-    @Test("a server that is down fails the check, prints the fix, and exits 1")
+    @Test("a server that is down, with Ollama chosen, fails the check, prints the fix, and exits 1")
     func serverDown() async throws {
         let closed = try ClosedPort()
         let folder = try TemporaryDirectory()
         let run = await trove(
-            ["doctor"], index: folder.path + "/i.sqlite", environment: ["OLLAMA_HOST": closed.baseURL.absoluteString])
+            ["doctor"], index: folder.path + "/i.sqlite",
+            environment: ["OLLAMA_HOST": closed.baseURL.absoluteString, "TROVE_PROVIDER": "ollama"])
         #expect(run.status == 1)
         #expect(run.output.contains("problem  ollama: cannot reach Ollama at"))
         #expect(run.output.contains("fix: start it with: ollama serve"))

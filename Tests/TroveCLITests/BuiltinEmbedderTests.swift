@@ -15,7 +15,7 @@ enum BuiltinModel {
     static let environment = [
         "TROVE_MODELS": (folder as NSString).deletingLastPathComponent, "TROVE_EMBED_THREADS": "1",
     ]
-    static let skipReason: Comment = "all-minilm-l6-v2 not installed in \(folder) — run Scripts/install-model.sh"
+    static let skipReason: Comment = "all-minilm-l6-v2 not installed in \(folder) — run trove models install builtin"
 }
 
 @Suite("The built-in embedder, end to end", .offCooperativePool)
@@ -109,7 +109,7 @@ struct BuiltinEmbedderTests {
         #expect(
             run.error
                 == "Error: the built-in model is not installed: /nonexistent/all-minilm-l6-v2/model.safetensors "
-                + "is missing — run Scripts/install-model.sh\n")
+                + "is missing — run trove models install builtin\n")
     }
 
     @Test("an unknown --embedder is a usage error", arguments: ["embed", "index"])
@@ -137,7 +137,7 @@ struct BuiltinEmbedderTests {
             second.error
                 == "Error: index \(index) was built with ollama model 'nomic-embed-text', not builtin model "
                 + "'all-minilm-l6-v2' (whose probe vector could not be made: the built-in model is not installed: "
-                + "/nonexistent/all-minilm-l6-v2/model.safetensors is missing — run Scripts/install-model.sh) — use "
+                + "/nonexistent/all-minilm-l6-v2/model.safetensors is missing — run trove models install builtin) — use "
                 + "--provider ollama --model nomic-embed-text, or --index NEW.sqlite for a new index\n")
     }
 }

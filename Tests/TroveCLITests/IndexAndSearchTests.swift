@@ -133,14 +133,14 @@ struct IndexAndSearchTests {
 
 @Suite("Failures a user meets while indexing")
 struct IndexFailureTests {
-    @Test("Ollama not running: exit 69 and say how to start it")
+    @Test("the Ollama chosen is not running: exit 69 and say how to start it")
     func ollamaDown() async throws {
         let closed = try ClosedPort()
         let url = closed.baseURL.absoluteString
         let folder = try TemporaryDirectory()
         try folder.write("notes/a.md", "# A\n\ntext\n")
         let run = await trove(
-            ["index", folder.path + "/notes"], index: folder.path + "/i.sqlite",
+            ["index", "--embedder", "ollama", folder.path + "/notes"], index: folder.path + "/i.sqlite",
             environment: ["OLLAMA_HOST": closed.baseURL.absoluteString])
         #expect(run.status == 69)
         #expect(run.error.contains("cannot reach Ollama at \(url)"))

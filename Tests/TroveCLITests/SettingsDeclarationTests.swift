@@ -6,8 +6,11 @@ import TroveKit
 
 @Suite("every setting is declared once, and help and trove config show it")
 struct SettingsDeclarationTests {
-    /// Variables read but not Trove's settings: the platform's (home, XDG folders, terminal) and OpenBLAS's own.
-    static let notSettings: Set<String> = ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "TERM", "OPENBLAS_CORETYPE"]
+    /// Variables read but not Trove's settings: the platform's (home, XDG folders, terminal, the search path for pip)
+    /// and OpenBLAS's own.
+    static let notSettings: Set<String> = [
+        "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "TERM", "PATH", "OPENBLAS_CORETYPE",
+    ]
 
     /// Every `environment["NAME"]` and `getenv("NAME")` in the shipped targets' sources (not the test support's,
     /// nor trove-bench's).

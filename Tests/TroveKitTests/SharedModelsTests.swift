@@ -31,7 +31,7 @@ struct SharedModelsTests {
         "built-in embedders of one folder share the loaded model",
         .enabled(
             if: ModelFolder.missingFiles(in: modelFolder).isEmpty,
-            "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
+            "all-minilm-l6-v2 not installed in \(modelFolder) — run trove models install builtin"))
     func oneModelPerFolder() throws {
         let folder = modelFolder
         let first = try BuiltinEmbedder(folder: folder).encoder()
@@ -44,7 +44,7 @@ struct SharedModelsTests {
         "another model.safetensors than the release Trove runs is refused, naming the install script",
         .enabled(
             if: ModelFolder.missingFiles(in: modelFolder).isEmpty,
-            "all-minilm-l6-v2 not installed in \(modelFolder) — run Scripts/install-model.sh"))
+            "all-minilm-l6-v2 not installed in \(modelFolder) — run trove models install builtin"))
     func otherModelRefused() throws {
         let folder = try TemporaryDirectory()
         for file in ["vocab.txt", "tokenizer.json"] {
@@ -57,7 +57,7 @@ struct SharedModelsTests {
         let expected = MiniLMError(
             .badFile,
             "\(folder.path)/model.safetensors is not the all-MiniLM-L6-v2 release Trove runs (SHA-256 "
-                + "\(SHA256.hex(bytes))) — reinstall the model: Scripts/install-model.sh")
+                + "\(SHA256.hex(bytes))) — reinstall the model: trove models install builtin")
         // The first load builds the weights cache (and hashes the file); the second maps it and reads the hash there.
         #expect(throws: expected) { try BuiltinEmbedder(folder: folder.path).encoder() }
         #expect(throws: expected) { try BuiltinEmbedder(folder: folder.path).encoder() }

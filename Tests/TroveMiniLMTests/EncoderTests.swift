@@ -78,7 +78,7 @@ struct ModelFileTests {
         #expect(
             throws: MiniLMError(
                 .missingFile,
-                "the built-in model is not installed: /nonexistent/model.safetensors is missing — run Scripts/install-model.sh")
+                "the built-in model is not installed: /nonexistent/model.safetensors is missing — run trove models install builtin")
         ) { try MiniLM(folder: "/nonexistent") }
     }
 

@@ -8,7 +8,7 @@ enum InstalledModel {
     static let folder = ModelFolder.resolve(environment: ProcessInfo.processInfo.environment)
     static let isInstalled = ModelFolder.missingFiles(in: folder).isEmpty
     /// Why model tests are skipped, shown by Swift Testing.
-    static let skipReason: Comment = "all-minilm-l6-v2 not installed in \(folder) — run Scripts/install-model.sh"
+    static let skipReason: Comment = "all-minilm-l6-v2 not installed in \(folder) — run trove models install builtin"
     static let model: MiniLM? = isInstalled ? try? MiniLM(folder: folder) : nil
 }
 

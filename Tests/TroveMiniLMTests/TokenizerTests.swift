@@ -39,7 +39,7 @@ struct TokenizerTests {
 
     @Test("a vocabulary without [CLS] is refused with a hint")
     func missingSpecialToken() {
-        #expect(throws: MiniLMError(.badFile, "vocab.txt has no [CLS] token — reinstall the model: Scripts/install-model.sh")) {
+        #expect(throws: MiniLMError(.badFile, "vocab.txt has no [CLS] token — reinstall the model: trove models install builtin")) {
             try WordPieceTokenizer(vocabulary: "[UNK]\n[SEP]\n")
         }
     }

@@ -32,7 +32,7 @@ struct UntrustedInputTests {
         let found = try message(headerLength(.max) + Array("{}".utf8))
         #expect(
             found == "FILE is not a safetensors file: header length 18446744073709551615 out of range (file of 10 bytes)"
-                + " — reinstall the model: Scripts/install-model.sh")
+                + " — reinstall the model: trove models install builtin")
     }
 
     @Test("a header longer than the file, or a file shorter than 8 bytes, is refused")

@@ -18,7 +18,7 @@ public struct BuiltinEmbedder: Embedder {
     private let loader: Loader
 
     /// An embedder for the model in `folder`; the files are read on first use, so an index mismatch is reported
-    /// before a missing model. A missing file is an error naming `Scripts/install-model.sh`.
+    /// before a missing model. A missing file is an error naming `trove models install builtin`.
     public init(folder: String, threads: Int = MiniLM.defaultThreads) {
         self.folder = folder
         self.threads = threads
@@ -73,7 +73,7 @@ public struct BuiltinEmbedder: Embedder {
                     throw MiniLMError(
                         .badFile,
                         "\(folder)/model.safetensors is not the all-MiniLM-L6-v2 release Trove runs (SHA-256 \(sha256)) "
-                            + "— reinstall the model: Scripts/install-model.sh")
+                            + "— reinstall the model: \(ModelFolder.installCommand)")
                 }
                 model = fresh
                 return fresh
