@@ -251,6 +251,9 @@ final class Statement {
     /// The column as an Int (0 for NULL).
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
+    /// Whether a result column is NULL.
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
     /// The column as a double (0 for NULL).
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 

@@ -38,8 +38,9 @@ extension SQLiteStore {
             guard let (documentID, modified, indexedAt) = head else { return nil }
             let chunks = try database.withStatement(
                 """
-                SELECT id, start_line, end_line, heading, text FROM chunks
-                WHERE document_id = ? ORDER BY start_line, id
+                SELECT id, start_line, end_line, heading, text, locator_kind, locator_first, locator_last,
+                       locator_approximate
+                FROM chunks WHERE document_id = ? ORDER BY start_line, id
                 """
             ) { statement in
                 try statement.bind(documentID, at: 1)
@@ -48,7 +49,8 @@ extension SQLiteStore {
                     chunks.append(
                         StoredChunk(
                             id: statement.int64(0), rootPath: rootPath, path: path, startLine: statement.int(1),
-                            endLine: statement.int(2), heading: statement.string(3), text: statement.string(4)))
+                            endLine: statement.int(2), heading: statement.string(3), text: statement.string(4),
+                            locator: statement.locator(at: 5)))
                 }
                 return chunks
             }

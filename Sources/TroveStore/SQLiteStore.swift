@@ -181,8 +181,9 @@ package final class SQLiteStore {
             }
             let documentID = try database.withStatement(
                 """
-                INSERT INTO documents (root_id, path, size, mtime_ns, content_hash, indexed_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO documents (root_id, path, size, mtime_ns, content_hash, indexed_at, format, extractor,
+                                       structure)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
             ) { statement in
                 try statement.bind(document.rootID, at: 1)
@@ -191,13 +192,18 @@ package final class SQLiteStore {
                 try statement.bind(document.modifiedNanoseconds, at: 4)
                 try statement.bind(document.contentHash, at: 5)
                 try statement.bind(Int64(time(nil)), at: 6)
+                try statement.bind(document.extraction?.format, at: 7)
+                try statement.bind(document.extraction?.extractor, at: 8)
+                try statement.bind(document.extraction?.structure, at: 9)
                 try statement.run()
                 return database.lastInsertRowID
             }
+            if document.extraction != nil { try forgetExtractionFailures(contentHash: document.contentHash) }
             let insertChunk = try database.cachedStatement(
                 """
-                INSERT INTO chunks (document_id, ordinal, start_line, end_line, heading, text, content_hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO chunks (document_id, ordinal, start_line, end_line, heading, text, content_hash,
+                                    locator_kind, locator_first, locator_last, locator_approximate)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let insertVector = try database.cachedStatement("INSERT INTO vectors (chunk_id, embedding) VALUES (?, ?)")
             defer {
@@ -213,6 +219,15 @@ package final class SQLiteStore {
                 try insertChunk.bind(chunk.heading, at: 5)
                 try insertChunk.bind(chunk.text, at: 6)
                 try insertChunk.bind(chunk.contentHash, at: 7)
+                try insertChunk.bind(chunk.locator?.kind, at: 8)
+                if let locator = chunk.locator {
+                    try insertChunk.bind(locator.first, at: 9)
+                    try insertChunk.bind(locator.last, at: 10)
+                } else {
+                    try insertChunk.bindNull(at: 9)
+                    try insertChunk.bindNull(at: 10)
+                }
+                try insertChunk.bind(chunk.locator?.approximate == true ? 1 : 0, at: 11)
                 try insertChunk.run()
                 let chunkID = database.lastInsertRowID
 
@@ -285,7 +300,8 @@ package final class SQLiteStore {
         let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
         return try database.withStatement(
             """
-            SELECT chunks.id, roots.path, documents.path, chunks.start_line, chunks.end_line, chunks.heading, chunks.text
+            SELECT chunks.id, roots.path, documents.path, chunks.start_line, chunks.end_line, chunks.heading, chunks.text,
+                   chunks.locator_kind, chunks.locator_first, chunks.locator_last, chunks.locator_approximate
             FROM chunks
             JOIN documents ON documents.id = chunks.document_id
             JOIN roots ON roots.id = documents.root_id
@@ -298,7 +314,7 @@ package final class SQLiteStore {
                 let chunk = StoredChunk(
                     id: statement.int64(0), rootPath: statement.string(1), path: statement.string(2),
                     startLine: statement.int(3), endLine: statement.int(4), heading: statement.string(5),
-                    text: statement.string(6))
+                    text: statement.string(6), locator: statement.locator(at: 7))
                 chunks[chunk.id] = chunk
             }
             return chunks

@@ -121,6 +121,31 @@ enum Schema {
             INSERT INTO chunks_cjk(rowid, text, heading) VALUES (new.id, new.text, new.heading);
         END;
         """,
+        // Migration 4: documents that are not text (PDF, HTML, DOCX, …). A document records its format, how it was
+        // read and its rendition's structure (JSON: headings, boundaries, locators), so it can be chunked again
+        // from the stored text; each chunk records the pages (slides, messages, cells) it lies on, which every hit
+        // prints. Failed extractions are remembered by content hash and extractor, so an unchanged failing file is
+        // not tried again on every run. The content-hash index finds a stored copy of a moved or copied file.
+        // Old rows read as text files (NULL format, no locator).
+        """
+        ALTER TABLE documents ADD COLUMN format TEXT;
+        ALTER TABLE documents ADD COLUMN extractor TEXT;
+        ALTER TABLE documents ADD COLUMN structure TEXT;
+        CREATE INDEX documents_content_hash ON documents(content_hash);
+        ALTER TABLE chunks ADD COLUMN locator_kind TEXT;
+        ALTER TABLE chunks ADD COLUMN locator_first INTEGER;
+        ALTER TABLE chunks ADD COLUMN locator_last INTEGER;
+        ALTER TABLE chunks ADD COLUMN locator_approximate INTEGER NOT NULL DEFAULT 0;
+
+        CREATE TABLE extraction_failures (
+            content_hash TEXT NOT NULL,
+            extractor TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            failed_at INTEGER NOT NULL,
+            PRIMARY KEY (content_hash, extractor)
+        ) STRICT, WITHOUT ROWID;
+        """,
     ]
 
     /// The schema version this build writes and understands.

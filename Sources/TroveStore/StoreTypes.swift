@@ -86,9 +86,15 @@ package struct NewDocument: Sendable, Equatable {
     package var modifiedNanoseconds: Int64
     /// Hash of the file's content.
     package var contentHash: String
+    /// How it was read, for a document that is not text; nil for a text file.
+    package var extraction: StoredExtraction?
 
     /// A new document from its parts.
-    package init(rootID: Int64, path: String, size: Int64, modifiedNanoseconds: Int64, contentHash: String) {
+    package init(
+        rootID: Int64, path: String, size: Int64, modifiedNanoseconds: Int64, contentHash: String,
+        extraction: StoredExtraction? = nil
+    ) {
+        self.extraction = extraction
         self.rootID = rootID
         self.path = path
         self.size = size
@@ -113,11 +119,15 @@ package struct NewChunk: Sendable, Equatable {
     package var contentHash: String
     /// Unit-length vector of the index's dimension.
     package var vector: [Float]
+    /// Pages (slides, …) it lies on, for a chunk of an extracted document.
+    package var locator: StoredLocator?
 
     /// A new chunk from its parts.
     package init(
-        ordinal: Int, startLine: Int, endLine: Int, heading: String, text: String, contentHash: String, vector: [Float]
+        ordinal: Int, startLine: Int, endLine: Int, heading: String, text: String, contentHash: String, vector: [Float],
+        locator: StoredLocator? = nil
     ) {
+        self.locator = locator
         self.ordinal = ordinal
         self.startLine = startLine
         self.endLine = endLine
@@ -220,10 +230,15 @@ package struct StoredChunk: Sendable, Equatable {
     package var heading: String
     /// The chunk's text.
     package var text: String
+    /// Pages (slides, …) it lies on, for a chunk of an extracted document.
+    package var locator: StoredLocator?
 
     /// A stored chunk from its parts.
-    package init(id: Int64, rootPath: String, path: String, startLine: Int, endLine: Int, heading: String, text: String)
-    {
+    package init(
+        id: Int64, rootPath: String, path: String, startLine: Int, endLine: Int, heading: String, text: String,
+        locator: StoredLocator? = nil
+    ) {
+        self.locator = locator
         self.id = id
         self.rootPath = rootPath
         self.path = path

@@ -58,7 +58,7 @@ struct PostgresStoreTests {
         let error = #expect(throws: StoreError.self) { try PostgresStore(url: url, createIfMissing: false) }
         #expect(error?.code == .missingIndex)
         let store = try PostgresStore(url: url, createIfMissing: true)
-        #expect(store.appliedMigrations == 1)
+        #expect(store.appliedMigrations == PostgresSchema.currentVersion)
         #expect(try PostgresStore(url: url, createIfMissing: false).appliedMigrations == 0)
     }
 

@@ -9,8 +9,13 @@ package struct Chunk: Sendable, Equatable {
     /// Headings above the chunk, outermost first, e.g. `["Deploy", "Keys"]`.
     package var headingPath: [String]
     package var text: String
+    /// Pages (slides, messages, cells) the chunk lies on, for a chunk of an extracted document; nil for text files.
+    package var locator: PassageLocator?
 
-    package init(ordinal: Int, startLine: Int, endLine: Int, headingPath: [String], text: String) {
+    package init(
+        ordinal: Int, startLine: Int, endLine: Int, headingPath: [String], text: String, locator: PassageLocator? = nil
+    ) {
+        self.locator = locator
         self.ordinal = ordinal
         self.startLine = startLine
         self.endLine = endLine

@@ -31,6 +31,13 @@ package struct Chunker: Sendable {
         case .restructuredText: sections = document.sections(syntax: .restructuredText)
         case .plainText, .code: sections = document.sections(syntax: .plain)
         }
+        return pack(document, sections)
+    }
+
+    /// The chunks of `sections` of `document`, each section packed on its own (no chunk spans two).
+    func pack(_ document: Document, _ sections: [Document.Section], locators: [ExtractedDocument.Locator] = [])
+        -> [Chunk]
+    {
         let budget = max(1, configuration.maxTokens)
         let overlapBudget = Int((Double(budget) * min(max(configuration.overlap, 0), 0.5)).rounded(.down))
         var chunks: [Chunk] = []
@@ -40,7 +47,8 @@ package struct Chunker: Sendable {
                 chunks.append(
                     Chunk(
                         ordinal: chunks.count, startLine: trimmed.lowerBound + 1, endLine: trimmed.upperBound + 1,
-                        headingPath: section.path, text: lines[trimmed].joined(separator: "\n")))
+                        headingPath: section.path, text: document.lines[trimmed].joined(separator: "\n"),
+                        locator: PassageLocator.covering(trimmed, in: locators)))
             }
         }
         return chunks

@@ -66,11 +66,11 @@ package struct ExtractedDocument: Sendable, Equatable, Codable {
 }
 
 /// What a locator counts.
-package enum LocatorKind: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+public enum LocatorKind: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
     case page, slide, message, cell
 
     /// The URI fragment key: `#page=4`, `#slide=3`, `#msg=42`, `#cell=7`.
-    package var fragmentKey: String {
+    public var fragmentKey: String {
         switch self {
         case .page: "page"
         case .slide: "slide"

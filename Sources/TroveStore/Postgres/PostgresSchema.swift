@@ -106,7 +106,23 @@ enum PostgresSchema {
             created_at bigint NOT NULL
         );
         CREATE INDEX chat_messages_session ON chat_messages (session_id, id);
+        """,
+        // Migration 2: documents that are not text, as SQLite's migration 4 (Schema.swift): format, extractor and
+        // rendition structure per document, the locator per chunk, remembered extraction failures.
         """
+        ALTER TABLE documents ADD COLUMN format text, ADD COLUMN extractor text, ADD COLUMN structure text;
+        CREATE INDEX documents_content_hash ON documents (content_hash);
+        ALTER TABLE chunks ADD COLUMN locator_kind text, ADD COLUMN locator_first integer,
+            ADD COLUMN locator_last integer, ADD COLUMN locator_approximate boolean NOT NULL DEFAULT false;
+        CREATE TABLE extraction_failures (
+            content_hash text NOT NULL,
+            extractor text NOT NULL,
+            kind text NOT NULL,
+            detail text NOT NULL,
+            failed_at bigint NOT NULL,
+            PRIMARY KEY (content_hash, extractor)
+        );
+        """,
     ]
 
     /// The version this build writes and understands.

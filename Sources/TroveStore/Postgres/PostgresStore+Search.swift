@@ -39,7 +39,8 @@ extension PostgresStore: VectorQueryStore {
         guard !ids.isEmpty else { return [:] }
         let rows = try connection.query(
             """
-            SELECT chunks.id, roots.path, documents.path, chunks.start_line, chunks.end_line, chunks.heading, chunks.text
+            SELECT chunks.id, roots.path, documents.path, chunks.start_line, chunks.end_line, chunks.heading, chunks.text,
+                   chunks.locator_kind, chunks.locator_first, chunks.locator_last, chunks.locator_approximate
             FROM chunks JOIN documents ON documents.id = chunks.document_id JOIN roots ON roots.id = documents.root_id
             WHERE chunks.id = ANY($1::bigint[])
             """, [PostgresArray.ids(ids)])
@@ -48,7 +49,7 @@ extension PostgresStore: VectorQueryStore {
             let chunk = StoredChunk(
                 id: rows.int64(row, 0), rootPath: rows.string(row, 1), path: rows.string(row, 2),
                 startLine: rows.int(row, 3), endLine: rows.int(row, 4), heading: rows.string(row, 5),
-                text: rows.string(row, 6))
+                text: rows.string(row, 6), locator: rows.locator(row, 7))
             chunks[chunk.id] = chunk
         }
         return chunks

@@ -153,25 +153,33 @@ package final class PostgresStore {
             let id =
                 try connection.scalar(
                     """
-                    INSERT INTO documents (root_id, path, size, mtime_ns, content_hash, indexed_at)
-                    VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+                    INSERT INTO documents (root_id, path, size, mtime_ns, content_hash, indexed_at, format,
+                                           extractor, structure)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id
                     """,
                     [
                         String(document.rootID), document.path, String(document.size),
                         String(document.modifiedNanoseconds), document.contentHash, String(time(nil)),
+                        document.extraction?.format, document.extraction?.extractor, document.extraction?.structure,
                     ]) ?? "0"
+            if document.extraction != nil {
+                try connection.query("DELETE FROM extraction_failures WHERE content_hash = $1", [document.contentHash])
+            }
             // One round trip per chunk: the chunk and its vector in one statement.
             for chunk in chunks {
                 try connection.query(
                     """
                     WITH chunk AS (
-                        INSERT INTO chunks (document_id, ordinal, start_line, end_line, heading, text, content_hash)
-                        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
+                        INSERT INTO chunks (document_id, ordinal, start_line, end_line, heading, text, content_hash,
+                                            locator_kind, locator_first, locator_last, locator_approximate)
+                        VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $10, $11, $12) RETURNING id)
                     INSERT INTO vectors (chunk_id, embedding) SELECT id, $8::vector FROM chunk
                     """,
                     [
                         id, String(chunk.ordinal), String(chunk.startLine), String(chunk.endLine), chunk.heading,
-                        chunk.text, chunk.contentHash, PostgresVector.text(chunk.vector),
+                        chunk.text, chunk.contentHash, PostgresVector.text(chunk.vector), chunk.locator?.kind,
+                        chunk.locator.map { String($0.first) }, chunk.locator.map { String($0.last) },
+                        chunk.locator?.approximate == true ? "true" : "false",
                     ])
             }
             return Int64(id) ?? 0
@@ -229,7 +237,8 @@ package final class PostgresStore {
         let rows = try connection.query(
             """
             SELECT documents.mtime_ns, documents.indexed_at, chunks.id, chunks.start_line, chunks.end_line,
-                   chunks.heading, chunks.text
+                   chunks.heading, chunks.text, chunks.locator_kind, chunks.locator_first, chunks.locator_last,
+                   chunks.locator_approximate
             FROM documents JOIN roots ON roots.id = documents.root_id
             LEFT JOIN chunks ON chunks.document_id = documents.id
             WHERE roots.path = $1 AND documents.path = $2
@@ -240,7 +249,8 @@ package final class PostgresStore {
             guard rows.optionalString(row, 2) != nil else { return nil }
             return StoredChunk(
                 id: rows.int64(row, 2), rootPath: rootPath, path: path, startLine: rows.int(row, 3),
-                endLine: rows.int(row, 4), heading: rows.string(row, 5), text: rows.string(row, 6))
+                endLine: rows.int(row, 4), heading: rows.string(row, 5), text: rows.string(row, 6),
+                locator: rows.locator(row, 7))
         }
         return StoredDocumentText(
             rootPath: rootPath, path: path, modifiedNanoseconds: rows.int64(0, 0), indexedAt: rows.int64(0, 1),

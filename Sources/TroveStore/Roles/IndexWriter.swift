@@ -26,6 +26,16 @@ package protocol IndexWriter: IndexReader {
     /// Removes the root at `path` with everything under it; nil when the index has no such root.
     func forgetRoot(path: String) throws -> (documents: Int, chunks: Int)?
 
+    // MARK: Documents that are not text
+
+    /// A stored extracted document with this content hash read by `extractor`, with its chunks and vectors, for a
+    /// moved or copied file to reuse without extraction or embedding; nil when none.
+    func reusableExtraction(contentHash: String, extractor: String) throws -> ReusableExtraction?
+    /// The remembered failure of content with this hash under `extractor`; nil when none.
+    func extractionFailure(contentHash: String, extractor: String) throws -> StoredExtractionFailure?
+    /// Remembers that content with this hash failed under `extractor` (replacing an older record).
+    func recordExtractionFailure(contentHash: String, extractor: String, failure: StoredExtractionFailure) throws
+
     // MARK: Writers between processes
 
     /// Throws `.concurrentChange` when the index was re-embedded since a writer read `expected`.
