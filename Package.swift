@@ -92,7 +92,7 @@ let package = Package(
             name: "TroveKit",
             dependencies: [
                 "Ollama", "OpenAICompatible", "TroveIngest", "TroveStore", "TroveBLAS", "TroveSearch", "TroveMiniLM",
-                "TroveSystem",
+                "TroveSystem", "TroveExtract",
             ],
             swiftSettings: strict
         ),

@@ -43,6 +43,9 @@ package struct Console: Sendable {
     package var output: any TextStream
     package var error: any TextStream
     package var environment: [String: String]
+    /// The argv that starts the extraction worker: `[trove's own path, "extract-worker"]`, set by trove's entry
+    /// point; nil where the CLI runs inside another process (the tests), which must not be started as a worker.
+    package var extractionWorker: [String]?
 
     package init(output: any TextStream, error: any TextStream, environment: [String: String]) {
         self.output = output

@@ -4,7 +4,7 @@ import TroveKit
 /// `trove doctor`: checks everything indexing and search depend on.
 struct DoctorCommand: Command {
     static let name = "doctor"
-    static let abstract = "Check the model servers (Ollama, OpenAI-compatible), the embedding and chat models, the built-in model, SQLite FTS5, BLAS and the index; print a fix for each problem."
+    static let abstract = "Check the model servers (Ollama, OpenAI-compatible), the embedding and chat models, the built-in model, SQLite FTS5, BLAS, the index and the document extractors (PDF tools, the worker's confinement); print a fix for each problem."
     static let usage = "trove doctor [options]"
     static let discussion = "Prints one line per check and exits 1 when any check fails."
     static let optionGroups = [

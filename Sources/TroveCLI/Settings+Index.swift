@@ -24,6 +24,7 @@ extension Settings {
             configuration.openAI = try openAIClient()
             configuration.chatProvider = try chatProvider()
             if configuration.chatProvider == .openai { configuration.chatServer = try chatServer() }
+            configuration.extractionWorker = extractionWorker
             return configuration
         }
     }

@@ -81,6 +81,7 @@ extension Settings {
     /// was given in argv, or would travel in clear text to another machine.
     init(_ common: CommonOptions, console: Console, apiKey: String? = nil) throws {
         try self.init(common, environment: console.environment, apiKey: apiKey)
+        extractionWorker = console.extractionWorker
         for warning in keyWarnings where warned.withLock({ $0.insert(warning).inserted }) {
             console.log("warning: " + warning)
         }

@@ -18,6 +18,8 @@ struct Settings {
     var openAIURL: URL?
     /// `--chat-provider` and `--chat-base-url`, for the commands that answer.
     var chatFlags = ChatServerFlags()
+    /// The argv that starts the extraction worker (the console's).
+    var extractionWorker: [String]?
 
     init(_ common: CommonOptions, environment: [String: String], apiKey: String? = nil) throws {
         self.environment = environment

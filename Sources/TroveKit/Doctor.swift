@@ -38,6 +38,8 @@ public struct Doctor: Sendable {
     /// Whether a new index would get the built-in model when no Ollama answers (`trove index` with no embedder chosen
     /// and no index yet): then an unreachable Ollama is no problem, and a missing built-in model is.
     public var newIndexFallsBackToBuiltin = false
+    /// The argv that starts the extraction worker, whose confinement is probed; nil skips that check.
+    package var extractionWorker: [String]?
 
     public init(client: OllamaClient, model: String, location: IndexLocation, chatModel: String? = nil) {
         self.client = client
@@ -52,6 +54,7 @@ public struct Doctor: Sendable {
         checks.append(sqliteCheck())
         checks.append(blasCheck())
         checks.append(indexCheck())
+        checks.append(contentsOf: extractionChecks())
         // Another provider's servers are checked by `TroveIndex.doctor`.
         let server = provider == .ollama ? await serverCheck() : nil
         let fallsBack = newIndexFallsBackToBuiltin && server?.passed == false

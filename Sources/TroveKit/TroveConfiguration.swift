@@ -20,6 +20,9 @@ public struct TroveConfiguration: Sendable {
     public var modelFolder: String
     /// Worker threads of the built-in embedder; nil is one per CPU.
     public var embedThreads: Int?
+    /// The argv that starts the extraction worker: `[trove's own path, "extract-worker"]`, set by the CLI; nil where
+    /// there is none (a library user, the tests of TroveKit).
+    package var extractionWorker: [String]?
     /// How the flat vector cache is read: `.map` except when `trove-bench cold` measures the others.
     package var vectorLoad = VectorLoadMode.map
 

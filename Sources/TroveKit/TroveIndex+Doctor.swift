@@ -19,6 +19,7 @@ extension TroveIndex {
             client: configuration.ollama, model: model ?? manifest?.model ?? choice.defaultOllamaModel,
             location: location, chatModel: chatModel)
         doctor.modelFolder = configuration.modelFolder
+        doctor.extractionWorker = configuration.extractionWorker
         doctor.provider = manifest?.provider ?? choice.defaultProvider ?? .ollama
         doctor.checksOllamaChat = configuration.chatProvider == .ollama
         doctor.newIndexFallsBackToBuiltin = manifest == nil && !embedderChosen && model == nil

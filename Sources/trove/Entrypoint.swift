@@ -17,9 +17,11 @@ struct Entrypoint {
         KernelChoice.prepareEnvironment()
         // Ctrl-C / SIGTERM: `trove index` finishes its transaction and exits 130; `ask`/`chat` stop the answer.
         Interrupts.install()
-        let console = Console(
+        var console = Console(
             output: FileStream.standardOutput, error: FileStream.standardError,
             environment: ProcessInfo.processInfo.environment)
+        // The worker is this very binary (/proc/self/exe, whatever PATH or argv[0] say), as a hidden subcommand.
+        console.extractionWorker = [Bundle.main.executablePath ?? CommandLine.arguments[0], "extract-worker"]
         await runAndExit(console)
     }
 

@@ -9,6 +9,8 @@ import TroveIngest
 package enum PDFExtractor {
     /// What to install when the tools are missing.
     package static let installHint = "apt-get install poppler-utils poppler-data"
+    /// True when poppler-data's character maps are installed (without them CJK PDFs come out empty).
+    package static var hasPopplerData: Bool { FileManager.default.fileExists(atPath: "/usr/share/poppler/cMap") }
     /// Fewer words than this per page on average (over three pages or more) is a scan with a stray text layer
     /// (page numbers, a header), not a text PDF: Debian's live-manual PDF has 5 words per page (formats review §1.2.4).
     static let fewestWordsPerPage = 10

@@ -8,7 +8,7 @@ import TroveSystem
 /// One running worker as the host sees it: the process, the socket to it, and its standard error (read for the
 /// last words of a crash). Used only by `ExtractionService`: its exchanges run on the service's one serial queue;
 /// only `kill` may come from another thread, and the lock on `reaped` orders it with the reaping.
-final class WorkerProcess: @unchecked Sendable {
+package final class WorkerProcess: @unchecked Sendable {
     private let process: Subprocess
     private let socket: Int32
     private let errors: Int32
@@ -57,7 +57,7 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     /// The limits a worker runs under.
-    static func limits(_ policy: WorkerPolicy) -> Subprocess.Limits {
+    package static func limits(_ policy: WorkerPolicy) -> Subprocess.Limits {
         Subprocess.Limits(addressSpace: policy.memoryBytes, openFiles: policy.openFiles, confine: true)
     }
 
