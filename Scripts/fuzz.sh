@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply)
+all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply pdftext)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -33,6 +33,8 @@ sources() {
         jsonrpc) echo Sources/TroveMCP/JSONRPC.swift ;;
         # The protocol's types, its checks and its hand-written wire; what they import comes from modules() below.
         serve | serve-reply) echo Sources/TroveServe/{Protocol,Protocol+Checks,Admission,Wire}.swift ;;
+        # The readers of poppler's output and the builder they write with; TroveIngest comes from modules().
+        pdftext) echo Sources/TroveExtract/PDF/{PDFText,PDFOutline}.swift Sources/TroveExtract/DocumentBuilder.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }
@@ -109,6 +111,7 @@ for target in "${targets[@]}"; do
         case "$target" in
             fts5 | vectors-header) extra="$extra $(ctrove)" ;;
             serve | serve-reply) extra="$extra $(modules serve)" ;;
+            pdftext) extra="$extra $(module TroveIngest)" ;;
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
