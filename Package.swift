@@ -51,6 +51,13 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // zlib's raw inflate, for the zip containers (DOCX, ODT, PPTX, EPUB): Trove's own zip reader sits on it, so
+        // every cap on a container is Trove's and exact (Debian's zlib1g-dev; zlib is in every process already).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The ground floor: what every target of ours may use, depending on nothing of ours (fd I/O that retries
         // EINTR, atomic files, JSON, line framing, hashes, the error protocol).
         // Optimised in debug builds too: its SHA-256 hashes the 90 MB model when the weights cache is built, which
@@ -63,7 +70,7 @@ let package = Package(
         // Readers of non-text formats (PDF, HTML, DOCX/ODT/PPTX, EPUB, notebooks, mail) into structured documents;
         // they run in the extraction worker process, never in the indexer's.
         .target(
-            name: "TroveExtract", dependencies: ["CLibXML2", "TroveIngest", "TroveSystem", "CTroveProcess"],
+            name: "TroveExtract", dependencies: ["CLibXML2", "CZlib", "TroveIngest", "TroveSystem", "CTroveProcess"],
             swiftSettings: strict),
         // fork + setrlimit + execve with only async-signal-safe calls between them, and descriptor passing
         // (SCM_RIGHTS): what the extraction worker is started and fed with (Foundation's Process sets no limits).
@@ -147,7 +154,9 @@ let package = Package(
         .testTarget(
             name: "TroveExtractTests",
             // trove: the worker tests start `trove extract-worker`.
-            dependencies: ["TroveExtract", "TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits", "trove"],
+            dependencies: [
+                "CZlib", "TroveExtract", "TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits", "trove",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTestSupport", "TroveTestTraits"], swiftSettings: strict),

@@ -8,6 +8,8 @@ TROVE_PACKAGES=(libsqlite3-dev libpq-dev pkg-config libopenblas0)
 TROVE_PACKAGES+=(poppler-utils poppler-data bubblewrap)
 # HTML (and EPUB chapters, mail bodies): libxml2's headers, for its HTML parser (linked, MIT).
 TROVE_PACKAGES+=(libxml2-dev)
+# DOCX, ODT, PPTX, EPUB: zlib's headers, for Trove's own zip reader over its raw inflate.
+TROVE_PACKAGES+=(zlib1g-dev)
 
 # require_packages PKG…: installs the missing ones with apt-get, as root or through sudo (asking for a password
 # only on a terminal); anything else prints the command to run and exits 69 (a prerequisite is unavailable).
