@@ -16,7 +16,10 @@ package enum ExtractorRegistry {
         switch format {
         case .pdf: .descriptor(PDFExtractor.extract(descriptor:limits:))
         case .html: .bytes(HTMLExtractor.self)
-        case .docx, .odt, .pptx, .epub, .notebook, .eml, .mbox: nil
+        case .docx: .bytes(DOCXExtractor.self)
+        case .odt: .bytes(ODTExtractor.self)
+        case .pptx: .bytes(PPTXExtractor.self)
+        case .epub, .notebook, .eml, .mbox: nil
         }
     }
 }
