@@ -66,7 +66,13 @@ let package = Package(
         .target(name: "Ollama", swiftSettings: strict),
         // Any OpenAI-compatible server (llama.cpp, LM Studio, vLLM, LocalAI, OpenAI): Foundation only, like Ollama.
         .target(name: "OpenAICompatible", swiftSettings: strict),
-        .target(name: "TroveIngest", dependencies: ["TroveSystem"], swiftSettings: strict),
+        // uchardet (Mozilla's universal charset detector), for text files that are not valid UTF-8.
+        .systemLibrary(
+            name: "CUchardet",
+            pkgConfig: "uchardet",
+            providers: [.apt(["libuchardet-dev"])]
+        ),
+        .target(name: "TroveIngest", dependencies: ["CUchardet", "TroveSystem"], swiftSettings: strict),
         // Readers of non-text formats (PDF, HTML, DOCX/ODT/PPTX, EPUB, notebooks, mail) into structured documents;
         // they run in the extraction worker process, never in the indexer's.
         .target(
@@ -150,6 +156,7 @@ let package = Package(
         .testTarget(name: "OpenAICompatibleTests", dependencies: ["OpenAICompatible", "TroveTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TroveIngestTests", dependencies: ["TroveIngest", "TroveSystem", "TroveTestSupport", "TroveTestTraits"],
+            exclude: ["Fixtures"],  // read by path (#filePath), with their SOURCES.md
             swiftSettings: strict),
         .testTarget(
             name: "TroveExtractTests",

@@ -109,6 +109,10 @@ struct IndexCommand: Command {
             case .notice(let message):
                 progress.clear()
                 if !quiet { console.log(message) }
+            case .decoded(let path, let encoding):
+                guard verbose else { continue }
+                progress.clear()
+                console.log("\(path): read as \(encoding)")
             case .progress(let done, let total, let chunks):
                 progress.update(filesDone: done, filesTotal: total, chunksEmbedded: chunks)
             case .document(let path, let change, let chunks, let reused):

@@ -13,7 +13,8 @@ package struct LoadedDocument: Sendable, Equatable {
     package var replacedInvalidUTF8: Bool
     /// Lowercase hex SHA-256 of the file's bytes.
     package var contentHash: String
-    /// How the file was encoded: `UTF-8`, or `UTF-16LE`, `UTF-16BE`, `UTF-32LE`, `UTF-32BE` after their BOM.
+    /// How the file was encoded: `UTF-8`, `UTF-16LE`, `UTF-16BE`, `UTF-32LE`, `UTF-32BE` after their BOM, or the
+    /// legacy encoding detected for text that is not UTF-8 (e.g. `ISO-8859-1`, `SHIFT_JIS`, `GB18030`).
     package var encoding: String
 
     /// A document from its parts.
@@ -31,7 +32,7 @@ package struct LoadedDocument: Sendable, Equatable {
     }
 }
 
-/// Reads a file: NUL-byte sniff, size limit, UTF-8 decoding with replacement, hashing.
+/// Reads a file: NUL-byte sniff, size limit, UTF-8 (or a detected legacy encoding, else U+FFFD) decoding, hashing.
 package enum DocumentLoader {
     /// Bytes sniffed for a NUL to call a file binary (what git and grep look at, give or take).
     package static let binarySniffLength = 8192
@@ -54,7 +55,8 @@ package enum DocumentLoader {
     }
 
     /// Decodes bytes already in memory: a UTF-16 or UTF-32 BOM (whose text is full of NULs, so it comes before the
-    /// binary sniff), binary sniff, UTF-8 BOM, UTF-8 with replacement, hash.
+    /// binary sniff), binary sniff, UTF-8 BOM, UTF-8; text that is not valid UTF-8 in the legacy encoding detected
+    /// for it (`LegacyText`), else UTF-8 with replacement; hash.
     package static func decode(_ bytes: [UInt8], displayPath: String) throws -> LoadedDocument {
         if let wide = decodeWide(bytes) { return wide }
         if bytes.prefix(binarySniffLength).contains(0) {
@@ -64,6 +66,10 @@ package enum DocumentLoader {
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes[3...] : bytes[...]
         if let valid = String(validating: body, as: UTF8.self) {
             return LoadedDocument(text: valid, replacedInvalidUTF8: false, contentHash: hash)
+        }
+        if let legacy = LegacyText.decode(body) {
+            return LoadedDocument(
+                text: legacy.text, replacedInvalidUTF8: false, contentHash: hash, encoding: legacy.encoding)
         }
         return LoadedDocument(text: String(decoding: body, as: UTF8.self), replacedInvalidUTF8: true, contentHash: hash)
     }

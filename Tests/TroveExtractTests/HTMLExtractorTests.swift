@@ -36,7 +36,8 @@ import TroveTestSupport
     @Test func aPageIsReadInTheWorkerAsTheIndexerReadsIt() async throws {
         let service = WorkerTests.service()
         defer { service.shutdown() }
-        let result = try await WorkerTests.extract(try Self.fixture("html", "shortnames.html"), as: .html, with: service)
+        let page = try Self.fixture("html", "shortnames.html")
+        let result = try await WorkerTests.extract(page, as: .html, with: service)
         let document = try result.get()
         #expect(document.lines.first == "8+3 Filenames")
         #expect(document.extractor == HTMLExtractor.identity)
@@ -80,7 +81,8 @@ import TroveTestSupport
         #expect(
             document.headings == [
                 .init(line: 0, path: ["Guide"]), .init(line: 2, path: ["Install"]),
-                .init(line: 15, path: ["Install", "From source"]), .init(line: 20, path: ["Install", "From source", "Deep"]),
+                .init(line: 15, path: ["Install", "From source"]),
+                .init(line: 20, path: ["Install", "From source", "Deep"]),
                 .init(line: 22, path: ["Install", "Binary"]),
             ])
         #expect(document.boundaries.isEmpty && document.locators.isEmpty)
@@ -92,10 +94,24 @@ import TroveTestSupport
         let declared = Array(#"<html><head><meta charset="windows-1252"></head><body>"#.utf8) + body
         let page = try HTMLExtractor.extract(declared, limits: ExtractionLimits())
         #expect(page.lines == ["café crème"])
-        #expect(page.encoding?.lowercased() == "windows-1252")
+        // A byte Windows-1252 leaves undefined (0x81) becomes U+FFFD; it does not end the page there.
+        let odd = try HTMLExtractor.extract(declared + [0x81] + Array("<p>after</p>".utf8), limits: ExtractionLimits())
+        #expect(odd.lines == ["café crème", "", "\u{FFFD}", "", "after"])
+        // Undeclared and not UTF-8: detected; declared UTF-8 but not: U+FFFD, not a guess.
+        let detected = try HTMLExtractor.extract(body, limits: ExtractionLimits())
+        #expect(detected.lines == ["café crème"] && detected.encoding != nil)
+        let utf8 = Array(#"<meta charset="utf-8">"#.utf8) + body
+        #expect(try HTMLExtractor.extract(utf8, limits: ExtractionLimits()).lines == ["caf\u{FFFD} cr\u{FFFD}me"])
+        // Shift_JIS declared by an http-equiv content type (the older spelling).
+        let japanese = Array(#"<meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><p>"#.utf8)
+            + [0x93, 0xFA, 0x96, 0x7B, 0x8C, 0xEA]
+        let shiftJIS = try HTMLExtractor.extract(japanese, limits: ExtractionLimits())
+        #expect(shiftJIS.lines == ["日本語"] && shiftJIS.encoding == "shift_jis")
+        #expect(page.encoding == "windows-1252")
         let part = try HTMLExtractor.extract(body, charset: "iso-8859-1", limits: ExtractionLimits())
         #expect(part.lines == ["café crème"])
-        let unknown = try HTMLExtractor.extract(Array("<p>plain</p>".utf8), charset: "x-no-such", limits: ExtractionLimits())
+        let plain = Array("<p>plain</p>".utf8)
+        let unknown = try HTMLExtractor.extract(plain, charset: "x-no-such", limits: ExtractionLimits())
         #expect(unknown.lines == ["plain"])
     }
 
@@ -125,7 +141,8 @@ import TroveTestSupport
         #expect(!xxe.lines.joined().contains("TOP-SECRET-MARKER"))
         var laughs = "<!DOCTYPE html [<!ENTITY lol \"lol\">"
         for level in 1...9 {
-            laughs += "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level - 1 == 0 ? "" : String(level - 1));", count: 10) + "\">"
+            let inner = "&lol\(level == 1 ? "" : String(level - 1));"
+            laughs += "<!ENTITY lol\(level) \"" + String(repeating: inner, count: 10) + "\">"
         }
         laughs += "]><html><body><p>&lol9;</p></body></html>"
         let bomb = try Self.extract(laughs)
@@ -149,7 +166,11 @@ import TroveTestSupport
         var random = SplitMix64(seed: 27)
         for _ in 0..<50 {
             let bytes = (0..<Int(random.next() % 4096)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            do { _ = try HTMLExtractor.extract(bytes, limits: ExtractionLimits()) } catch { #expect(error.kind == .damaged) }
+            do {
+                _ = try HTMLExtractor.extract(bytes, limits: ExtractionLimits())
+            } catch {
+                #expect(error.kind == .damaged)
+            }
         }
         var small = ExtractionLimits()
         small.maxInputBytes = 10

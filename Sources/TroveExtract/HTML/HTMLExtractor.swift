@@ -17,7 +17,7 @@ package enum HTMLExtractor: DocumentExtractor {
     }
 
     /// The page in `bytes`, read as `charset` when one is given (a mail part's `charset=` parameter), else as the page
-    /// declares. A charset libxml2 (through iconv) does not know is ignored, as a mail reader would.
+    /// declares, else as detected (`HTMLCharset`). A charset iconv does not know is ignored, as a mail reader would.
     package static func extract(_ bytes: [UInt8], charset: String?, limits: ExtractionLimits)
         throws(ExtractionFailure) -> ExtractedDocument
     {
@@ -27,8 +27,9 @@ package enum HTMLExtractor: DocumentExtractor {
         _ = initialized
         // Errors go to this thread's structured handler (a no-op), never to stderr, whatever the options miss.
         xmlSetStructuredErrorFunc(nil) { _, _ in }
-        guard let document = try parse(bytes, charset: charset) else {
-            if bytes.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
+        let text = HTMLCharset.utf8(bytes, given: charset)
+        guard let document = try parse(text.bytes) else {
+            if text.bytes.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
                 return DocumentBuilder(extractor: identity, limits: limits).finish()
             }
             throw ExtractionFailure(.damaged, "not an html document")
@@ -36,11 +37,7 @@ package enum HTMLExtractor: DocumentExtractor {
         defer { xmlFreeDoc(document) }
         var renderer = HTMLRenderer(extractor: identity, limits: limits)
         try renderer.render(xmlDocGetRootElement(document))
-        if let declared = document.pointee.encoding.map({ String(cString: $0) }),
-            !["utf-8", "utf8"].contains(declared.lowercased())
-        {
-            renderer.builder.encoding = declared
-        }
+        renderer.builder.encoding = text.encoding
         return renderer.builder.finish()
     }
 
@@ -52,28 +49,24 @@ package enum HTMLExtractor: DocumentExtractor {
     }()
 
     /// The options every parse uses: see the type's comment for why each is on, and why the others never are.
+    /// IGNORE_ENC: the text is UTF-8 by then (`HTMLCharset`), whatever its `<meta charset>` still says.
     static let options = Int32(
         HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
-            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue)
+            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
 
     /// libxml2 sets up its globals once per process before any thread parses.
     private static let initialized: Void = xmlInitParser()
 
-    /// The parsed tree (to be freed), or nil when libxml2 finds no document at all. An unknown `charset` is retried
-    /// as undeclared. Throws `damaged` when libxml2 stopped early (nesting past its limit of 256 elements), since the
-    /// tree would silently lack the rest of the page.
-    private static func parse(_ bytes: [UInt8], charset: String?) throws(ExtractionFailure) -> htmlDocPtr? {
+    /// The parsed tree of UTF-8 `bytes` (to be freed), or nil when libxml2 finds no document at all. Throws `damaged`
+    /// when libxml2 stopped early (nesting past its limit of 256 elements), since the tree would silently lack the rest
+    /// of the page.
+    private static func parse(_ bytes: [UInt8]) throws(ExtractionFailure) -> htmlDocPtr? {
         guard let context = htmlNewParserCtxt() else { throw ExtractionFailure(.outOfMemory, "libxml2 parser") }
         defer { htmlFreeParserCtxt(context) }
         let document = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars -> htmlDocPtr? in
                 guard let base = chars.baseAddress else { return nil }
-                if let charset, !charset.isEmpty,
-                    let document = htmlCtxtReadMemory(context, base, Int32(chars.count), nil, charset, options)
-                {
-                    return document
-                }
-                return htmlCtxtReadMemory(context, base, Int32(chars.count), nil, nil, options)
+                return htmlCtxtReadMemory(context, base, Int32(chars.count), nil, "UTF-8", options)
             }
         }
         // A fatal error halts libxml2's parser (disableSAX) and leaves a truncated tree; tag soup never does.

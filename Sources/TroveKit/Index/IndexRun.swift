@@ -88,6 +88,8 @@ struct IndexRun {
             present.insert(file.relativePath)
             if let warning = loaded.decodingWarning(displayPath: file.relativePath) {
                 report(.warning(warning))
+            } else if loaded.encoding != "UTF-8" {
+                report(.decoded(path: file.relativePath, encoding: loaded.encoding))
             }
             let document = NewDocument(
                 rootID: rootID, path: file.relativePath, size: file.size,

@@ -62,6 +62,9 @@ public enum IndexEvent: Sendable {
     case skipped(String)
     /// Something the user should know that did not stop the run (e.g. replaced invalid UTF-8).
     case warning(String)
+    /// A text file that is not UTF-8 was read in this encoding (a UTF-16 BOM, or a detected legacy encoding such as
+    /// `ISO-8859-1` or `SHIFT_JIS`). For `--verbose`.
+    case decoded(path: String, encoding: String)
     /// A long step is starting, said before it (e.g. building PostgreSQL's HNSW index over many vectors).
     case notice(String)
     /// Files looked at so far out of the total, and chunks embedded so far.
