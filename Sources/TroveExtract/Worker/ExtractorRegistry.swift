@@ -19,7 +19,8 @@ package enum ExtractorRegistry {
         case .docx: .bytes(DOCXExtractor.self)
         case .odt: .bytes(ODTExtractor.self)
         case .pptx: .bytes(PPTXExtractor.self)
-        case .epub, .notebook, .eml, .mbox: nil
+        case .notebook: .bytes(NotebookExtractor.self)
+        case .epub, .eml, .mbox: nil
         }
     }
 }
