@@ -18,7 +18,8 @@ package enum HTMLExtractor: DocumentExtractor {
 
     /// The page in `bytes`, read as `charset` when one is given (a mail part's `charset=` parameter), else as the page
     /// declares, else as detected (`HTMLCharset`). A charset iconv does not know is ignored, as a mail reader would.
-    package static func extract(_ bytes: [UInt8], charset: String?, limits: ExtractionLimits)
+    /// Without `titled`, the `title` is left out (an EPUB chapter's is usually the book's, repeated in every chapter).
+    package static func extract(_ bytes: [UInt8], charset: String?, titled: Bool = true, limits: ExtractionLimits)
         throws(ExtractionFailure) -> ExtractedDocument
     {
         guard bytes.count <= limits.maxInputBytes else {
@@ -35,7 +36,7 @@ package enum HTMLExtractor: DocumentExtractor {
             throw ExtractionFailure(.damaged, "not an html document")
         }
         defer { xmlFreeDoc(document) }
-        var renderer = HTMLRenderer(extractor: identity, limits: limits)
+        var renderer = HTMLRenderer(extractor: identity, limits: limits, titled: titled)
         try renderer.render(xmlDocGetRootElement(document))
         renderer.builder.encoding = text.encoding
         return renderer.builder.finish()

@@ -25,10 +25,14 @@ struct HTMLRenderer {
     /// The current block is a list item (its line starts `- `).
     private var listItem = false
 
-    /// A renderer writing into a new document read by `extractor`.
-    init(extractor: String, limits: ExtractionLimits) {
+    /// Whether the page's `title` is written (a section of its own before the first heading).
+    private let titled: Bool
+
+    /// A renderer writing into a new document read by `extractor`; without `titled`, the `title` is left out.
+    init(extractor: String, limits: ExtractionLimits, titled: Bool = true) {
         builder = DocumentBuilder(extractor: extractor, limits: limits)
         maxNesting = limits.maxNesting
+        self.titled = titled
     }
 
     /// Renders the tree under `root` (the `html` element; nil for an empty document).
@@ -102,7 +106,7 @@ struct HTMLRenderer {
             builder.blankLine()
         case .title:
             let line = gathered()
-            guard title == nil, !line.isEmpty, node.pointee.parent.map(name) == "head" else { return }
+            guard titled, title == nil, !line.isEmpty, node.pointee.parent.map(name) == "head" else { return }
             title = line
             builder.heading([line])
             try builder.line(line)
