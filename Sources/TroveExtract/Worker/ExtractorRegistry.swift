@@ -19,8 +19,9 @@ package enum ExtractorRegistry {
         case .docx: .bytes(DOCXExtractor.self)
         case .odt: .bytes(ODTExtractor.self)
         case .pptx: .bytes(PPTXExtractor.self)
+        case .epub: .bytes(EPUBExtractor.self)
         case .notebook: .bytes(NotebookExtractor.self)
-        case .epub, .eml, .mbox: nil
+        case .eml, .mbox: nil
         }
     }
 }
