@@ -63,6 +63,13 @@ pq_flags() {
     echo "-I Sources/CPostgres $(pkg-config --cflags-only-I libpq | sed 's/-I/-Xcc -I/g')"
 }
 
+# The other system libraries our sources import, each through its module map in Sources/: uchardet (TroveIngest's
+# encoding detection), libxml2 (the HTML reader), zlib (the zip reader); their header paths from pkg-config.
+system_flags() {
+    echo "-I Sources/CUchardet -I Sources/CLibXML2 -I Sources/CZlib" \
+        "$(pkg-config --cflags-only-I uchardet libxml-2.0 zlib | sed 's/-I/-Xcc -I/g')"
+}
+
 # A module the harness imports (TroveKit's request types import TroveStore, TroveSearch and TroveIngest): built
 # once, instrumented like the harness, so libFuzzer sees coverage inside it and ASan checks it. From all the sources
 # of Sources/NAME, or from the FILEs named, under the target's name: what the fuzzed sources use of TroveKit (the
@@ -78,7 +85,7 @@ module() {
         rm -f "$dir/$name.o"
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
             -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I "$out/CTroveFTS" -I Sources/CSQLite \
-            $(pq_flags) -c "${files[@]}" -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
+            $(pq_flags) $(system_flags) -c "${files[@]}" -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
         [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
     fi
     echo "$dir/$name.o"
@@ -120,11 +127,11 @@ for target in "${targets[@]}"; do
             fts5 | vectors-header) extra="$extra $(ctrove)" ;;
             serve | serve-reply) extra="$extra $(modules serve)" ;;
             pdftext) extra="$extra $(module TroveIngest)" ;;
-            zip | ooxml | odf) extra="$extra $(module TroveIngest) -I Sources/CZlib -lz" ;;
+            zip | ooxml | odf) extra="$extra $(module TroveIngest)" ;;
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
-            -I Sources/CSQLite -lsqlite3 $(pq_flags) -lpq $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
+            -I Sources/CSQLite -lsqlite3 $(pq_flags) -lpq $(system_flags) -luchardet -lxml2 -lz $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
             | grep -v "ld.gold: warning: Cannot export local symbol" >&2 || true
         [ -x "$binary" ] || { echo "cannot build fuzz target $target" >&2; exit 1; }
     fi
