@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply pdftext zip ooxml odf)
+all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply pdftext zip ooxml odf epub)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -40,6 +40,7 @@ sources() {
         zip) echo Sources/TroveExtract/Zip/*.swift Fuzz/shared/ContainerChecks.swift ;;
         ooxml) echo Sources/TroveExtract/{Zip,XML,OOXML}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
         odf) echo Sources/TroveExtract/{Zip,XML,ODF}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
+        epub) echo Sources/TroveExtract/{Zip,XML,EPUB,HTML}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }
@@ -127,7 +128,7 @@ for target in "${targets[@]}"; do
             fts5 | vectors-header) extra="$extra $(ctrove)" ;;
             serve | serve-reply) extra="$extra $(modules serve)" ;;
             pdftext) extra="$extra $(module TroveIngest)" ;;
-            zip | ooxml | odf) extra="$extra $(module TroveIngest)" ;;
+            zip | ooxml | odf | epub) extra="$extra $(module TroveIngest)" ;;
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
