@@ -81,6 +81,13 @@ let package = Package(
         // fork + setrlimit + execve with only async-signal-safe calls between them, and descriptor passing
         // (SCM_RIGHTS): what the extraction worker is started and fed with (Foundation's Process sets no limits).
         .target(name: "CTroveProcess"),
+        // GNU libmicrohttpd, the HTTP server under `trove web` (Debian's libmicrohttpd-dev): a parser of outside input
+        // that is fuzzed and kept by others, rather than one written by hand.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
         // FTS5 extensions in C (BM25 with choosable parameters, a CJK tokenizer), registered on every connection.
         .target(name: "CTroveFTS", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
         .target(
@@ -119,12 +126,16 @@ let package = Package(
         // The servers: `trove serve`'s socket protocol and `trove mcp`'s, each a target of its own above TroveKit.
         .target(name: "TroveServe", dependencies: ["TroveKit", "TroveOutput", "TroveSystem"], swiftSettings: strict),
         .target(name: "TroveMCP", dependencies: ["TroveKit", "TroveSystem"], swiftSettings: strict),
+        // `trove web`: the page, its HTTP API and MCP over Streamable HTTP, on libmicrohttpd; MCP's tools are TroveMCP's.
+        .target(
+            name: "TroveWeb", dependencies: ["TroveKit", "TroveOutput", "TroveMCP", "TroveSystem", "CMicroHTTPD"],
+            swiftSettings: strict),
         // Front ends call TroveKit (Ollama for model management), the servers and the printer.
         .target(
             name: "TroveCLI",
             dependencies: [
-                "TroveKit", "TroveOutput", "TroveServe", "TroveMCP", "TroveSystem", "Ollama", "TroveArguments",
-                "CBuildInfo",
+                "TroveKit", "TroveOutput", "TroveServe", "TroveMCP", "TroveWeb", "TroveSystem", "Ollama",
+                "TroveArguments", "CBuildInfo",
             ],
             swiftSettings: strict),
         // `trove extract-worker` (hidden: started by trove itself) runs TroveExtract's worker before anything else.
@@ -182,6 +193,12 @@ let package = Package(
             name: "TroveServeTests", dependencies: ["TroveServe", "TroveKit", "TroveOutput", "TroveTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "TroveMCPTests", dependencies: ["TroveMCP", "TroveKit", "TroveSystem", "Ollama", "TroveTestSupport", "TroveTestTraits", "trove"], swiftSettings: strict),
+        .testTarget(
+            name: "TroveWebTests",
+            dependencies: [
+                "TroveWeb", "TroveMCP", "TroveKit", "TroveSystem", "Ollama", "TroveTestSupport", "TroveTestTraits", "trove",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "TroveCLITests",
             dependencies: ["TroveCLI", "TroveTestSupport", "TroveTestTraits", "trove", "trove-bench", "TroveMiniLM"],

@@ -12,6 +12,8 @@ TROVE_PACKAGES+=(libxml2-dev)
 TROVE_PACKAGES+=(zlib1g-dev)
 # Text files in legacy encodings (Latin-1, Shift_JIS, GB18030, …): uchardet detects the charset, glibc's iconv reads it.
 TROVE_PACKAGES+=(libuchardet-dev)
+# trove web's HTTP server: libmicrohttpd's headers (linked, LGPL-2.1+).
+TROVE_PACKAGES+=(libmicrohttpd-dev)
 
 # require_packages PKG…: installs the missing ones with apt-get, as root or through sudo (asking for a password
 # only on a terminal); anything else prints the command to run and exits 69 (a prerequisite is unavailable).

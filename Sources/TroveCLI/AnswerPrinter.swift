@@ -39,28 +39,7 @@ struct AnswerPrinter {
 
     /// Everything that makes an answer less trustworthy goes to stderr, one line each.
     private func warn(_ answer: Answer) {
-        if !answer.citations.unknown.isEmpty {
-            let unknown = answer.citations.unknown
-            let numbers = unknown.map { "[\($0)]" }.joined(separator: ", ")
-            console.log(
-                unknown.count == 1
-                    ? "warning: the answer cites \(numbers), which matches no source it was given — check that claim"
-                    : "warning: the answer cites \(numbers), which match no source it was given — check those claims")
-        }
-        if answer.truncated, let tokens = answer.promptTokens {
-            let server = answer.provider == .ollama ? "Ollama" : "the server"
-            console.log(
-                "warning: \(server) dropped part of the prompt (it read \(tokens) tokens of more sent) — use fewer passages (-n) or a model with a longer context")
-        }
-        if let failure = answer.failure {
-            console.log("Error: the answer broke off: \(failure.message)")
-        }
-        if answer.doneReason == "length" {
-            console.log("warning: the answer stopped at the length limit")
-        }
-        if answer.interrupted {
-            console.log("interrupted: the answer above is partial")
-        }
+        for line in AnswerWarnings.lines(answer) { console.log(line) }
     }
 
     /// The passages of an extractive answer, cited and quoted, under a label that says no model wrote them.
@@ -104,10 +83,7 @@ struct AnswerPrinter {
     /// `[n] path:start-end  heading`; `relative` shows the path as `search` does (for the terminal; a chat's
     /// stored history keeps it absolute, as it outlives the current folder).
     static func describe(_ source: NumberedSource, relative: Bool = false) -> String {
-        let hit = source.hit
-        let heading = hit.heading.isEmpty ? "" : "  \(hit.heading)"
-        let path = relative ? displayPath(hit.path) : hit.path
-        return "[\(source.number)] \(path):\(hit.startLine)-\(hit.endLine)\(heading)"
+        ChatExchange.describe(source, path: relative ? displayPath(source.hit.path) : nil)
     }
 
     /// A path relative to the current folder when under it, as `search` prints it.

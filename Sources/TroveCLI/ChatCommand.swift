@@ -110,14 +110,7 @@ struct ChatCommand: Command {
             }
             AnswerPrinter(console: console, json: false).print(answer, streamed: true)
             state.lastAnswer = answer
-            let sources = answer.citedSources.map { AnswerPrinter.describe($0) }
-            let turns = [
-                ChatTurn(role: .user, content: input),
-                ChatTurn(
-                    role: .assistant, content: answer.text,
-                    sources: (try? JSONOutput.encode(sources)) ?? "[]",
-                    interrupted: answer.interrupted || answer.failure != nil),
-            ]
+            let turns = ChatExchange.turns(question: input, answer: answer)
             try await index.appendChatTurns(turns, to: record)
             state.conversation.turns += turns
         }

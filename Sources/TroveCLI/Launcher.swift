@@ -10,7 +10,7 @@ package enum Launcher {
             DoctorCommand.self, ForgetCommand.self,
             VacuumCommand.self, ModelsCommand.self, PullCommand.self, RmCommand.self, ConfigCommand.self,
             EmbedCommand.self,
-            ServeCommand.self, McpCommand.self, WatchCommand.self, CompletionsCommand.self,
+            ServeCommand.self, McpCommand.self, WebCommand.self, WatchCommand.self, CompletionsCommand.self,
         ]
     }
 

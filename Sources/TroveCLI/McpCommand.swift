@@ -26,7 +26,7 @@ struct McpCommand: Command {
         notifications/cancelled stops one.
         """
     static let optionGroups = [
-        OptionGroup("Options", [chatModel] + ChatOptionsParser.server + [watch] + CommonOptions.options),
+        OptionGroup("Options", [chatModel] + ChatOptionsParser.server + [ToolServerOptions.watch] + CommonOptions.options),
         OptionGroup("Watch options (with --watch, as in trove watch)", IndexingOptions.watching),
     ]
     static let epilogue = """
@@ -38,36 +38,20 @@ struct McpCommand: Command {
     static let chatModel = Option(
         "--chat-model", value: "NAME", help: "chat model for the ask tool", default: "$TROVE_CHAT_MODEL, else llama3.2")
 
-    static let watch = Option(
-        "--watch", help: "also keep the index current as files change, as trove watch does (its log on stderr)")
-
-    var common: CommonOptions
-    var chatModelFlag: String?
-    var watch: Bool
-    var indexing: IndexingOptions
-    var chatServer: ChatServerFlags
+    var options: ToolServerOptions
 
     init(parsing arguments: inout Arguments) throws {
-        common = try CommonOptions(parsing: &arguments)
-        chatModelFlag = arguments.value(Self.chatModel)
-        chatServer = ChatOptionsParser.parseServer(&arguments)
-        watch = arguments.flag(Self.watch)
-        indexing = try IndexingOptions(watching: &arguments, watch: watch)
+        options = try ToolServerOptions(parsing: &arguments, chatModel: Self.chatModel)
         try arguments.noOperands()
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        var settings = try Settings(common, environment: console.environment)
-        settings.chatFlags = chatServer
-        try settings.checkChatServer()
-        let tools = MCPTools(
-            MCPTools.Settings(
-                configuration: try settings.configuration, chatModel: settings.chatModel(flag: chatModelFlag),
-                chatModelChosen: settings.chatModelChosen(flag: chatModelFlag)))
+        let settings = try options.settings(console)
+        let tools = MCPTools(try options.toolSettings(settings))
         console.log("trove mcp: serving \(settings.location) on stdin/stdout")
         // Loading meanwhile: `initialize` is answered at once, and a first search waits only for what is left.
         Task { await tools.warmUp() }
-        if watch { try await WatchLog.background(settings.openIndex(), indexing, console: console) }
+        if options.watch { try await WatchLog.background(settings.openIndex(), options.indexing, console: console) }
         await MCPServer.serveStandardIO(tools: tools, version: Launcher.version) { console.log($0) }
         return ExitCode.success
     }

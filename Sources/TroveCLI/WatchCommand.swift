@@ -87,11 +87,14 @@ struct WatchLog {
     var json = false
     var quiet = false
     var verbose = false
+    /// Also sees every event (`trove web` shows the watch's progress in its status).
+    var observe: @Sendable (WatchEvent) -> Void = { _ in }
 
     /// Follows `events` until the watch ends; true when it ended on a stop request (Ctrl-C, SIGTERM).
     func follow(_ events: AsyncThrowingStream<WatchEvent, any Error>) async throws -> Bool {
         var interrupted = false
         for try await event in events {
+            observe(event)
             switch event {
             case .watching(let roots, let folders):
                 console.log("watching \(roots.joined(separator: ", ")) (\(folders) folders); Ctrl-C stops")
@@ -118,13 +121,16 @@ struct WatchLog {
         return interrupted || Interrupts.stop.isStopped
     }
 
-    /// Starts watching the index's folders beside a server (`serve --watch`, `mcp --watch`); the watch's own
+    /// Starts watching the index's folders beside a server (`serve --watch`, `mcp --watch`, `web --watch`); the watch's own
     /// failure is logged and ends only the watch, never the server.
-    static func background(_ index: TroveIndex, _ indexing: IndexingOptions, console: Console) async throws {
+    static func background(
+        _ index: TroveIndex, _ indexing: IndexingOptions, console: Console,
+        observe: @escaping @Sendable (WatchEvent) -> Void = { _ in }
+    ) async throws {
         let events = try await index.watch(indexing.watch)
         Task {
             do {
-                _ = try await WatchLog(console: console, quiet: false).follow(events)
+                _ = try await WatchLog(console: console, quiet: false, observe: observe).follow(events)
             } catch {
                 console.log("watch: stopped: \(error)")
             }

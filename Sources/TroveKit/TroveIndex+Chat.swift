@@ -1,4 +1,9 @@
+import Foundation
 import TroveStore
+import TroveSystem
+
+/// A stored chat as a list shows it, under TroveKit's name.
+public typealias ChatSessionSummary = TroveStore.ChatSessionSummary
 
 /// Who wrote a turn of a chat, under TroveKit's name.
 public typealias ChatRole = TroveStore.ChatRole
@@ -51,6 +56,45 @@ extension TroveIndex {
     /// Records the chat model a session uses from now on.
     public func setChatModel(_ model: String, of session: ChatSession) throws {
         try store.setChatModel(sessionID: session.id, model)
+    }
+}
+
+/// A session operation that cannot be done: no such session, or a name already taken.
+public struct ChatSessionError: TroveError, Equatable {
+    public var message: String
+    public var fault: Fault
+}
+
+extension TroveIndex {
+    /// Every stored chat, the most recently used first.
+    public func chatSessions() throws -> [ChatSessionSummary] { try store.chatSessions() }
+
+    /// The stored chat named `name` with its turns; an error when there is none (nothing is created).
+    public func existingChatSession(named name: String) throws -> ChatSession {
+        guard let record = try store.existingChatSession(named: name) else {
+            throw ChatSessionError(
+                message: "no chat session named '\(name)' — the list of sessions names those there are", fault: .usage)
+        }
+        return ChatSession(
+            id: record.id, name: record.name, chatModel: record.chatModel,
+            turns: try store.chatMessages(sessionID: record.id).map(ChatTurn.init))
+    }
+
+    /// Renames the stored chat `name`; refused when `newName` is empty or taken.
+    public func renameChatSession(_ name: String, to newName: String) throws {
+        let session = try existingChatSession(named: name)
+        guard !newName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ChatSessionError(message: "a chat session needs a non-empty name", fault: .usage)
+        }
+        guard try store.renameChatSession(sessionID: session.id, to: newName) else {
+            throw ChatSessionError(
+                message: "a chat session named '\(newName)' exists already — choose another name", fault: .usage)
+        }
+    }
+
+    /// Deletes the stored chat `name` and its turns.
+    public func deleteChatSession(_ name: String) throws {
+        try store.deleteChatSession(sessionID: try existingChatSession(named: name).id)
     }
 }
 

@@ -44,16 +44,11 @@ package final class MCPTools: Sendable {
 
     /// Runs tool `name`. Unknown tools are a protocol error; everything else the tool's own result.
     func call(_ name: String, arguments: JSON) async throws -> JSON {
-        let run: @Sendable (JSON) async throws -> JSON
-        switch name {
-        case "search": run = search
-        case "get": run = get
-        case "ask": run = ask
-        case "status": run = { _ in try await self.status() }
-        default: throw ProtocolError.invalidParams("unknown tool '\(name)' — tools/list names search, get, ask, status")
+        guard Self.argumentNames[name] != nil else {
+            throw ProtocolError.invalidParams("unknown tool '\(name)' — tools/list names search, get, ask, status")
         }
         do {
-            let structured = try await run(arguments)
+            let structured = try await structured(name, arguments: arguments)
             try Task.checkCancellation()
             return [
                 "content": [["type": "text", "text": .string(String(decoding: structured.encoded(), as: UTF8.self))]],
@@ -61,6 +56,18 @@ package final class MCPTools: Sendable {
             ]
         } catch {
             return ["content": [["type": "text", "text": .string(String(describing: error))]], "isError": true]
+        }
+    }
+
+    /// Tool `name`'s structured result for `arguments`, or the error a failed call reports (`trove web`'s API calls
+    /// the tools through this, so its JSON is the tools' own).
+    package func structured(_ name: String, arguments: JSON) async throws -> JSON {
+        switch name {
+        case "search": try await search(arguments)
+        case "get": try await get(arguments)
+        case "ask": try await ask(arguments)
+        case "status": try await status()
+        default: throw ToolError("unknown tool '\(name)' — the tools are search, get, ask, status")
         }
     }
 
@@ -144,9 +151,15 @@ package final class MCPTools: Sendable {
         var request = AskRequest(question: try input.requiredString("question"), options: options)
         request.chatModelChosen = settings.chatModelChosen || input.has("chat_model")
         request.extractive = try input.bool("extractive") ?? false
-        switch try await index().ask(request) {
+        let outcome = try await index().ask(request)
+        try Task.checkCancellation()
+        return Self.result(of: outcome)
+    }
+
+    /// What `ask` returns for an outcome (`trove web` ends a streamed answer with it too).
+    package static func result(of outcome: AskOutcome) -> JSON {
+        switch outcome {
         case .answered(let answer):
-            try Task.checkCancellation()
             let object: [String: JSON] = [
                 "mode": "generated", "answer": .string(answer.text), "model": .string(answer.model),
                 "sources": .array(answer.citedSources.map { Self.source($0.hit, number: $0.number) }),

@@ -8,6 +8,16 @@ package struct ChatSessionRecord: Sendable, Equatable {
     package var chatModel: String
 }
 
+/// A stored conversation as a list shows it.
+public struct ChatSessionSummary: Sendable, Equatable {
+    public var name: String
+    public var chatModel: String
+    /// Stored messages (a question and its answer are two).
+    public var messages: Int
+    /// When a message was last stored (or the session made), in seconds since 1970.
+    public var updatedAt: Int64
+}
+
 /// Who wrote a turn of a conversation. Stored as its raw value; the schema also allows `summary`, which nothing
 /// writes (migrations are append-only, so the constraint stays).
 public enum ChatRole: String, Sendable, CaseIterable {
@@ -112,6 +122,61 @@ extension SQLiteStore {
             try statement.bind(model, at: 1)
             try statement.bind(sessionID, at: 2)
             try statement.run()
+        }
+    }
+
+    /// Every session, the most recently used first.
+    package func chatSessions() throws -> [ChatSessionSummary] {
+        try database.withStatement(
+            """
+            SELECT s.name, s.chat_model, (SELECT count(*) FROM chat_messages m WHERE m.session_id = s.id), s.updated_at
+            FROM chat_sessions s ORDER BY s.updated_at DESC, s.id DESC
+            """
+        ) { statement in
+            var sessions: [ChatSessionSummary] = []
+            while try statement.step() {
+                sessions.append(
+                    ChatSessionSummary(
+                        name: statement.string(0), chatModel: statement.string(1), messages: statement.int(2),
+                        updatedAt: statement.int64(3)))
+            }
+            return sessions
+        }
+    }
+
+    /// The session called `name`, or nil.
+    package func existingChatSession(named name: String) throws -> ChatSessionRecord? {
+        try database.withStatement("SELECT id, chat_model FROM chat_sessions WHERE name = ?") { statement in
+            try statement.bind(name, at: 1)
+            guard try statement.step() else { return nil }
+            return ChatSessionRecord(id: statement.int64(0), name: name, chatModel: statement.string(1))
+        }
+    }
+
+    /// Gives a session another name; false when another session already has it.
+    package func renameChatSession(sessionID: Int64, to name: String) throws -> Bool {
+        try inTransaction {
+            if let other = try existingChatSession(named: name) { return other.id == sessionID }
+            try database.withStatement("UPDATE chat_sessions SET name = ? WHERE id = ?") { statement in
+                try statement.bind(name, at: 1)
+                try statement.bind(sessionID, at: 2)
+                try statement.run()
+            }
+            return true
+        }
+    }
+
+    /// Deletes a session and, by the foreign key's cascade, its messages.
+    package func deleteChatSession(sessionID: Int64) throws {
+        try inTransaction {
+            try database.withStatement("DELETE FROM chat_messages WHERE session_id = ?") { statement in
+                try statement.bind(sessionID, at: 1)
+                try statement.run()
+            }
+            try database.withStatement("DELETE FROM chat_sessions WHERE id = ?") { statement in
+                try statement.bind(sessionID, at: 1)
+                try statement.run()
+            }
         }
     }
 

@@ -95,7 +95,7 @@ struct IndexingOptionsTests {
         }
         let words = ["--watch", "--exclude", "drafts/**", "--max-file-size", "1M", "--retries", "5"]
         let parsed =
-            command == "serve" ? try ServeCommand.parse(words).indexing : try McpCommand.parse(words).indexing
+            command == "serve" ? try ServeCommand.parse(words).indexing : try McpCommand.parse(words).options.indexing
         #expect(parsed.index.crawl.excludes == ["drafts/**"] && parsed.index.crawl.maxFileSize == 1 << 20)
         #expect(parsed.watch.index.retry.retries == 5)
         let error = #expect(throws: UsageError.self) {

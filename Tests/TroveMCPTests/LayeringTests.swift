@@ -15,10 +15,11 @@ struct LayeringTests {
     /// What each target may not import, and why.
     static let rules: [(target: String, forbidden: [String], why: String)] = [
         ("TroveCLI", belowKit, "a front end reaches the engine through TroveKit"),
-        ("TroveMCP", belowKit + ["Ollama", "TroveCLI", "TroveServe"], "a server calls TroveKit only"),
-        ("TroveServe", belowKit + ["Ollama", "TroveCLI", "TroveMCP"], "a server calls TroveKit only"),
-        ("TroveOutput", ["TroveServe", "TroveCLI", "TroveMCP"], "the printer sits below the front ends and servers"),
-        ("TroveKit", ["TroveServe", "TroveOutput", "TroveCLI", "TroveMCP"], "the library knows no terminal or wire"),
+        ("TroveMCP", belowKit + ["Ollama", "TroveCLI", "TroveServe", "TroveWeb"], "a server calls TroveKit only"),
+        ("TroveWeb", belowKit + ["Ollama", "TroveCLI", "TroveServe"], "a server calls TroveKit (and TroveMCP's tools) only"),
+        ("TroveServe", belowKit + ["Ollama", "TroveCLI", "TroveMCP", "TroveWeb"], "a server calls TroveKit only"),
+        ("TroveOutput", ["TroveServe", "TroveCLI", "TroveMCP", "TroveWeb"], "the printer sits below the front ends and servers"),
+        ("TroveKit", ["TroveServe", "TroveOutput", "TroveCLI", "TroveMCP", "TroveWeb"], "the library knows no terminal or wire"),
     ]
 
     @Test("no target imports a layer it must not", arguments: rules.map(\.target))

@@ -142,6 +142,44 @@ extension PostgresStore {
         }
     }
 
+    /// Every session, the most recently used first.
+    package func chatSessions() throws -> [ChatSessionSummary] {
+        let rows = try connection.query(
+            """
+            SELECT s.name, s.chat_model, (SELECT count(*) FROM chat_messages m WHERE m.session_id = s.id), s.updated_at
+            FROM chat_sessions s ORDER BY s.updated_at DESC, s.id DESC
+            """)
+        return (0..<rows.count).map {
+            ChatSessionSummary(
+                name: rows.string($0, 0), chatModel: rows.string($0, 1), messages: Int(rows.int64($0, 2)),
+                updatedAt: rows.int64($0, 3))
+        }
+    }
+
+    /// The session called `name`, or nil.
+    package func existingChatSession(named name: String) throws -> ChatSessionRecord? {
+        let rows = try connection.query("SELECT id, chat_model FROM chat_sessions WHERE name = $1", [name])
+        guard rows.count > 0 else { return nil }
+        return ChatSessionRecord(id: rows.int64(0, 0), name: name, chatModel: rows.string(0, 1))
+    }
+
+    /// Gives a session another name; false when another session already has it.
+    package func renameChatSession(sessionID: Int64, to name: String) throws -> Bool {
+        try inTransaction {
+            if let other = try existingChatSession(named: name) { return other.id == sessionID }
+            try connection.query("UPDATE chat_sessions SET name = $1 WHERE id = $2", [name, String(sessionID)])
+            return true
+        }
+    }
+
+    /// Deletes a session and its messages.
+    package func deleteChatSession(sessionID: Int64) throws {
+        try inTransaction {
+            try connection.query("DELETE FROM chat_messages WHERE session_id = $1", [String(sessionID)])
+            try connection.query("DELETE FROM chat_sessions WHERE id = $1", [String(sessionID)])
+        }
+    }
+
     private func insert(_ message: ChatMessageRecord, sessionID: Int64) throws {
         let now = String(time(nil))
         try connection.query(

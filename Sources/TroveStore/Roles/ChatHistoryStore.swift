@@ -10,4 +10,12 @@ package protocol ChatHistoryStore: AnyObject {
     func appendChatMessages(sessionID: Int64, _ messages: [ChatMessageRecord]) throws
     /// Records the chat model a session now uses.
     func setChatModel(sessionID: Int64, _ model: String) throws
+    /// Every session, the most recently used first.
+    func chatSessions() throws -> [ChatSessionSummary]
+    /// The session called `name`, or nil; never creates one.
+    func existingChatSession(named name: String) throws -> ChatSessionRecord?
+    /// Gives a session another name; false when another session already has it.
+    func renameChatSession(sessionID: Int64, to name: String) throws -> Bool
+    /// Deletes a session and its messages.
+    func deleteChatSession(sessionID: Int64) throws
 }

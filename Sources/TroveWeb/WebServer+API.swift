@@ -1,0 +1,72 @@
+import Foundation
+import TroveKit
+import TroveSystem
+
+/// The API's reads: search, a document, the status and the chat models. Search, document and status are
+/// `trove mcp`'s tools, so their arguments, checks, errors and JSON are the tools' own.
+extension WebServer {
+    /// `GET /api/search?query=…&mode=…&limit=…&path=…&ext=…&since=…&before=…&root=…`: the `search` tool's
+    /// result, each hit with the `snippet` lines a person reads, and the query's `terms` to mark in them.
+    func search(_ request: HTTPRequest) async throws -> JSON {
+        let arguments = Self.toolArguments(request.query, lists: ["path", "ext", "root"])
+        guard case .object(var result) = try await tools.structured("search", arguments: arguments) else {
+            return [:]
+        }
+        let query = result["query"]?.stringValue ?? ""
+        result["terms"] = .array(Snippet.words(query).map(JSON.string))
+        result["hits"] = .array(
+            (result["hits"]?.arrayValue ?? []).map { hit in
+                guard case .object(var object) = hit else { return hit }
+                let lines = Snippet.lines(of: object["text"]?.stringValue ?? "", query: query, count: 3)
+                object["snippet"] = .array(lines.map(JSON.string))
+                return .object(object)
+            })
+        return .object(result)
+    }
+
+    /// `GET /api/document?path=…&start_line=…&end_line=…`: the `get` tool's result (indexed documents only).
+    func document(_ request: HTTPRequest) async throws -> JSON {
+        try await tools.structured("get", arguments: Self.toolArguments(request.query, lists: []))
+    }
+
+    /// `GET /api/status`: the `status` tool's result, with `watch` (indexing now, files done, the last pass) while
+    /// a `--watch` runs, and the chat model `ask` uses by default.
+    func status() async throws -> JSON {
+        guard case .object(var result) = try await tools.structured("status", arguments: [:]) else { return [:] }
+        if let watch = progress.json { result["watch"] = watch }
+        result["chat_model"] = .string(settings.tools.chatModel)
+        result["chat_provider"] = .string(settings.tools.configuration.chatProvider.rawValue)
+        return .object(result)
+    }
+
+    /// `GET /api/models`: the chat models the chat server lists, and the one used by default.
+    func models() async throws -> JSON {
+        let listing = try await settings.tools.configuration.chatModels()
+        return [
+            "provider": .string(listing.provider.rawValue), "models": .array(listing.models.map(JSON.string)),
+            "default": .string(settings.tools.chatModel),
+        ]
+    }
+
+    /// Query arguments as a tool's JSON arguments: the tools' whole-number, number and true/false arguments typed
+    /// (a value that is none stays text, for the tool to refuse), `lists` gathered into arrays, empty values left out;
+    /// an argument the tool does not take is its error to report.
+    static func toolArguments(_ query: [(name: String, value: String)], lists: Set<String>) -> JSON {
+        var arguments: [String: JSON] = [:]
+        for (name, value) in query where !value.isEmpty {
+            switch name {
+            case _ where lists.contains(name):
+                arguments[name] = .array((arguments[name]?.arrayValue ?? []) + [.string(value)])
+            case "limit", "start_line", "end_line":
+                arguments[name] = Int64(value).map(JSON.integer) ?? .string(value)
+            case "min_score":
+                arguments[name] = Double(value).map(JSON.number) ?? .string(value)
+            case "all_chunks", "extractive":
+                arguments[name] = value == "true" ? .bool(true) : value == "false" ? .bool(false) : .string(value)
+            default:
+                arguments[name] = .string(value)
+            }
+        }
+        return .object(arguments)
+    }
+}
