@@ -30,6 +30,10 @@ for tool in "${tools[@]}"; do
     fi
 done
 
+# The browser tests drive Debian's chromium through chromium-driver with Selenium (PyPI, in .build/browser-venv).
+require_packages chromium chromium-driver
+bash Tests/Browser/setup.sh >&2 || echo "note: Selenium could not be installed: the browser tests will be skipped" >&2
+
 # The docs' links and the anchors that comments cite (BENCHMARKS.md#…) lead to headings that exist.
 python3 Scripts/check-doc-links.py
 

@@ -9,7 +9,8 @@ extension WebServer {
     /// The body's members.
     static let askMembers: Set<String> = ["question", "session", "chat_model", "limit", "extractive"]
 
-    /// `{"question", "session"?, "chat_model"?, "limit"?, "extractive"?}` answered as `event: token` (`{"text"}`)
+    /// `{"question", "session"?, "chat_model"?, "limit"?, "extractive"?}` answered as `event: token`
+    /// (`{"text", "received_ms"}`)
     /// per piece of the answer, then one `event: done` with `ask`'s result (mode, answer, sources, not_cited, …),
     /// `warnings` (the CLI's sentences) and `interrupted`; or `event: error` (`{"error"}`). With `session` the
     /// conversation is `trove chat --session`'s: its turns go to the model and the exchange is stored. When the
@@ -55,7 +56,9 @@ extension WebServer {
                     record = found
                 }
                 let outcome = try await index.ask(askRequest) { token in
-                    stream.write(Self.event("token", ["text": .string(token)]))
+                    // When the server received it (ms since 1970): a client can measure its own delay.
+                    let received = (Date().timeIntervalSince1970 * 1000).rounded()
+                    stream.write(Self.event("token", ["text": .string(token), "received_ms": .number(received)]))
                 }
                 var done = MCPTools.result(of: outcome).objectValue ?? [:]
                 done["interrupted"] = false

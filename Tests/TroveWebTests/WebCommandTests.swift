@@ -8,9 +8,7 @@ let troveExecutable: String = {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
         "trove")
     if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
-    var root = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { root.deleteLastPathComponent() }
-    return root.path + "/.build/debug/trove"
+    return repositoryRoot + "/.build/debug/trove"
 }()
 
 @Suite("trove web as a process", .offCooperativePool, .serialized)

@@ -319,7 +319,7 @@ async function ask(question) {
           tokens++;
           renderAnswer(turn, text, new Map());
           turn.dataset.tokens = String(tokens);
-          document.dispatchEvent(new CustomEvent('trove:token', { detail: event.text }));
+          document.dispatchEvent(new CustomEvent('trove:token', { detail: event }));
         } else if (name === 'done') {
           const sources = new Map([...(event.sources || []), ...(event.not_cited || [])].map((s) => [s.number, s]));
           renderAnswer(turn, event.mode === 'generated' ? event.answer : text || event.answer, sources);
@@ -368,6 +368,9 @@ async function openSession(name) {
   const messages = $('messages');
   messages.replaceChildren();
   try {
+    // A name not stored yet (a new chat) has no turns to read.
+    const known = (await api('/api/sessions')).sessions.some((s) => s.name === name);
+    if (!known) { loadSessions(); return; }
     const stored = await api('/api/sessions/' + encodeURIComponent(name));
     for (const turn of stored.turns) {
       if (turn.role === 'user') { messages.append(userTurn(turn.content)); continue; }
@@ -382,7 +385,7 @@ async function openSession(name) {
       $('model').value = stored.chat_model;
     }
   } catch (error) {
-    // A session not stored yet (a new name) has no turns.
+    $('status').textContent = error.message;
   }
   loadSessions();
 }

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import TroveSystem
+import TroveTestSupport
+import TroveTestTraits
+
+/// The repository's root, from this file's path.
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// Selenium's venv (Scripts/test.sh makes it: Tests/Browser/setup.sh), Debian's chromium and chromium-driver.
+let browserPython = repositoryRoot + "/.build/browser-venv/bin/python"
+let browserMissing: String? = {
+    let needed = [
+        (browserPython, "Selenium's venv: bash Tests/Browser/setup.sh"), ("/usr/bin/chromium", "apt-get install chromium"),
+        ("/usr/bin/chromedriver", "apt-get install chromium-driver"),
+    ]
+    return needed.first { !FileManager.default.isExecutableFile(atPath: $0.0) }.map { "needs \($0.1)" }
+}()
+
+/// Where each run's screenshots are kept, one per step.
+let browserArtifacts = repositoryRoot + "/.build/test-artifacts/web"
+
+@Suite(
+    "trove web in a real browser (headless Chromium through WebDriver)",
+    .enabled(if: browserMissing == nil, Comment(rawValue: browserMissing ?? "")), .offCooperativePool, .serialized)
+struct BrowserTests {
+    @Test("search, a passage by keyboard, a hostile note as text, streamed answer, citation, Stop, a resumed session")
+    func journey() async throws {
+        let rig = try await WebRig(chatDelayMilliseconds: 150)
+        // A session made by `trove chat` itself, for the page to resume.
+        let chat = try await run(
+            troveExecutable,
+            ["chat", "--session", "from-cli", "--index", rig.indexPath, "--ollama", rig.ollama.baseURL.absoluteString],
+            input: "how do I connect through the bastion host with ssh?\n")
+        #expect(chat.status == 0, "\(chat.error)")
+        try? FileManager.default.removeItem(atPath: browserArtifacts)
+        try FileManager.default.createDirectory(atPath: browserArtifacts, withIntermediateDirectories: true)
+        let url = "http://127.0.0.1:\(rig.web.port)/#token=\(WebRig.token)"
+        let checks = try await run(
+            browserPython, [repositoryRoot + "/Tests/Browser/web_checks.py", url, browserArtifacts])
+        #expect(checks.status == 0, "\(checks.error)")
+        let seen = try #require(JSON.parse(Data(checks.output.utf8)), "\(checks.output) \(checks.error)")
+        #expect((seen["tokens"]?.integerValue ?? 0) >= 5)
+        #expect(seen["screenshots"]?.arrayValue?.count == 9)
+        // Stop cancelled the answer on the server: it is stored, marked interrupted.
+        let turns = try rig.json("/api/sessions/default")["turns"]?.arrayValue ?? []
+        #expect(turns.count == 4)
+        #expect(turns.last?["interrupted"] == true)
+        #expect(turns.dropLast().last?["content"] == "what about the garden?")
+    }
+}
+
+/// A finished child process.
+struct Finished: Sendable {
+    var status: Int32
+    var output: String
+    var error: String
+}
+
+/// Runs `executable` to its end, `input` on its stdin, waiting on a thread of its own.
+func run(_ executable: String, _ arguments: [String], input: String = "") async throws -> Finished {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    return await withCheckedContinuation { continuation in
+        Thread {
+            let output = stdout.fileHandleForReading.readDataToEndOfFile()
+            let error = stderr.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            continuation.resume(
+                returning: Finished(
+                    status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+                    error: String(decoding: error, as: UTF8.self)))
+        }.start()
+    }
+}
