@@ -6,6 +6,8 @@ TROVE_PACKAGES=(libsqlite3-dev libpq-dev pkg-config libopenblas0)
 # PDF: poppler's pdftotext and pdftohtml (run as programs, never linked) and poppler-data, without which Chinese and
 # Japanese PDFs come out empty; bubblewrap confines the extraction worker where the kernel allows it.
 TROVE_PACKAGES+=(poppler-utils poppler-data bubblewrap)
+# --ocr (opt-in): tesseract reads scanned PDFs' pages, which pdftoppm (poppler-utils) renders.
+TROVE_PACKAGES+=(tesseract-ocr tesseract-ocr-eng)
 # HTML (and EPUB chapters, mail bodies): libxml2's headers, for its HTML parser (linked, MIT).
 TROVE_PACKAGES+=(libxml2-dev)
 # DOCX, ODT, PPTX, EPUB: zlib's headers, for Trove's own zip reader over its raw inflate.

@@ -172,3 +172,34 @@ struct PDFTests {
         }
     }
 }
+
+/// OCR of scanned PDFs (opt-in), with the real tesseract.
+@Suite(
+    "PDF OCR",
+    .enabled(if: popplerInstalled && tesseractInstalled, "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-eng)"))
+struct PDFOCRTests {
+    @Test("with a page budget, a scanned PDF is read by OCR, page by page, and says so in its extractor")
+    func ocr() throws {
+        var limits = ExtractionLimits()
+        limits.ocrPages = 2
+        let document = try PDFTests.extract(try PDFTests.fixture("image-only.pdf"), limits: limits).get()
+        #expect(document.extractor.hasPrefix("tesseract "), "\(document.extractor)")
+        #expect(document.locators.map(\.number) == [1, 2])
+        let pageOf = PDFTests.pageOfLine(document)
+        let first = try #require(document.lines.firstIndex { $0.contains("Scanned page") })
+        let second = try #require(document.lines.lastIndex { $0.contains("Scanned page 2") })
+        #expect(pageOf[first] == 1 && pageOf[second] == 2)
+        #expect(document.lines.contains { $0.contains("nothing to select") })
+    }
+
+    @Test("a scan longer than the budget is not read, and the message says why")
+    func overBudget() throws {
+        var limits = ExtractionLimits()
+        limits.ocrPages = 1
+        let result = try PDFTests.extract(try PDFTests.fixture("image-only.pdf"), limits: limits)
+        #expect(result == .failure(ExtractionFailure(.noTextLayer, "no text on 2 pages; 2 pages is over the OCR budget of 1")))
+    }
+}
+
+/// True when tesseract is on PATH (Scripts/test.sh installs it).
+let tesseractInstalled = Subprocess.find("tesseract", searchPath: ProcessInfo.processInfo.environment["PATH"]) != nil

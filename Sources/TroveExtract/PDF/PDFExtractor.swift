@@ -30,20 +30,39 @@ package enum PDFExtractor {
         }
         if let death = text.deathFailure(tool: "pdftotext") { throw death }
         guard text.termination == .exited(0) else { throw failure(text) }
-        let pages = PDFText.pages(text.output)
-        let words = PDFText.wordCount(pages)
-        if words == 0 {
-            throw ExtractionFailure(.noTextLayer, "no text on \(pages.count) page\(pages.count == 1 ? "" : "s")")
-        }
-        if pages.count >= 3, words < fewestWordsPerPage * pages.count {
-            throw ExtractionFailure(.noTextLayer, "little text (\(words / pages.count) words/page)")
+        var pages = PDFText.pages(text.output)
+        var extractor = version(pdftotext, environment: environment)
+        if let scan = scanned(pages) {
+            // A scan: read by OCR when asked to (`--ocr`) and within its page budget, else named.
+            guard limits.ocrPages > 0 else { throw scan }
+            guard pages.count <= limits.ocrPages else {
+                throw ExtractionFailure(
+                    .noTextLayer, "\(scan.detail); \(pages.count) pages is over the OCR budget of \(limits.ocrPages)")
+            }
+            let read = try PDFOCR.pages(
+                descriptor: descriptor, count: pages.count, environment: environment, limits: limits)
+            if scanned(read.pages) != nil {
+                throw ExtractionFailure(.noTextLayer, "\(scan.detail), and OCR found no text either")
+            }
+            pages = read.pages
+            extractor = read.extractor
         }
         let outline = Subprocess.find("pdftohtml", searchPath: environment["PATH"]).map { pdftohtml in
             outlineItems(pdftohtml, descriptor: descriptor, environment: environment)
         }
-        return try PDFText.document(
-            pages: pages, outline: outline ?? [], extractor: version(pdftotext, environment: environment),
-            limits: limits)
+        return try PDFText.document(pages: pages, outline: outline ?? [], extractor: extractor, limits: limits)
+    }
+
+    /// The failure of pages with no text layer (no words, or a stray few a page: a scan), or nil for a text PDF.
+    static func scanned(_ pages: [[String]]) -> ExtractionFailure? {
+        let words = PDFText.wordCount(pages)
+        if words == 0 {
+            return ExtractionFailure(.noTextLayer, "no text on \(pages.count) page\(pages.count == 1 ? "" : "s")")
+        }
+        if pages.count >= 3, words < fewestWordsPerPage * pages.count {
+            return ExtractionFailure(.noTextLayer, "little text (\(words / pages.count) words/page)")
+        }
+        return nil
     }
 
     /// The outline read by `pdftohtml -xml` (first page only, for speed); none when it fails: the text stands

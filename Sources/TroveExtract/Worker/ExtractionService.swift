@@ -62,7 +62,7 @@ package final class ExtractionService: Sendable {
         let running = try runningWorker()
         do {
             let document = try running.exchange(
-                WorkerRequest(format: format, limits: limits), descriptor: descriptor, timeout: policy.timeout,
+                WorkerRequest(format: format, limits: limits), descriptor: descriptor, timeout: timeout,
                 replyLimit: Self.replyLimit(limits))
             retireIfDone(running)
             return document
@@ -89,6 +89,10 @@ package final class ExtractionService: Sendable {
         _ = running.end()
         worker.withLock { $0 = nil }
     }
+
+    /// The watchdog's limit on one file: the policy's, plus 15 s for each page OCR may read (2.4–2.7 s a page
+    /// measured with one thread, formats review §1.2.5, with room for a loaded machine).
+    private var timeout: Duration { policy.timeout + .seconds(15) * limits.ocrPages }
 
     /// The longest reply line the host reads: the worker's text cap, with room for JSON's escapes and structure.
     package static func replyLimit(_ limits: ExtractionLimits) -> Int { limits.maxOutputBytes * 2 + (8 << 20) }

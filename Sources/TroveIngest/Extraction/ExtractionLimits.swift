@@ -17,6 +17,9 @@ package struct ExtractionLimits: Sendable, Equatable, Codable {
     package var maxZipRatio = 100
     /// Deepest element nesting in XML or HTML, and deepest MIME multipart nesting.
     package var maxNesting = 256
+    /// Most pages of one file read by OCR when it has no text layer; 0 (the default) reads none: OCR is opt-in
+    /// (`--ocr`), as it costs seconds a page.
+    package var ocrPages = 0
 
     /// The defaults.
     package init() {}
