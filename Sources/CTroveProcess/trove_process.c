@@ -38,6 +38,7 @@ int trove_spawn(const char *path, char *const argv[], char *const envp[], const 
                 const struct trove_spawn_limits *limits, pid_t *pid) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) return errno;
+    pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
         int error = errno;
@@ -46,6 +47,11 @@ int trove_spawn(const char *path, char *const argv[], char *const envp[], const 
         return error;
     }
     if (child == 0) {
+        if (limits && limits->die_with_parent) {
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) child_fail(report[1]);
+            // The parent may have ended before the call: then nothing would deliver the signal.
+            if (getppid() != parent) _exit(127);
+        }
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -12,6 +12,9 @@ struct trove_spawn_limits {
     /// Nonzero: RLIMIT_FSIZE 0 (no file can be written), RLIMIT_CORE 0, PR_SET_NO_NEW_PRIVS, and a process group of
     /// its own (so one kill reaches the child and everything it started, and a terminal's Ctrl-C does not).
     int confine;
+    /// Nonzero: SIGKILL when the thread that started it ends (PR_SET_PDEATHSIG), so a tool cannot outlive the
+    /// worker that runs it. Only for a spawning thread that lives as long as the child must (the worker's one).
+    int die_with_parent;
 };
 
 /// Starts `path` with `argv` and `envp`; `fds[i]` becomes the child's descriptor i (for i < fd_count) and every other

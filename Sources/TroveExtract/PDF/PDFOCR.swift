@@ -49,7 +49,8 @@ enum PDFOCR {
                 pdftoppm,
                 arguments: ["pdftoppm", "-r", "300", "-gray", "-png", "-f", "\(number)", "-l", "\(number)", "-singlefile",
                     "fd://0"],
-                environment: environment, descriptors: [descriptor, pipe[1], null])
+                environment: environment, descriptors: [descriptor, pipe[1], null],
+                limits: Subprocess.Limits(dieWithParent: true))
         } catch {
             close(pipe[0])
             close(pipe[1])

@@ -65,7 +65,10 @@ package enum Confinement {
     /// bwrap's options for `command`: every namespace unshared, the system read-only, the folders of the program and
     /// of its libraries read-only, a private /tmp.
     package static func arguments(bwrap: String, command: [String]) -> [String] {
-        var arguments = [bwrap, "--unshare-all", "--die-with-parent"]
+        // No --die-with-parent: it ties bwrap to the thread that started it (PR_SET_PDEATHSIG), and the service's
+        // dispatch threads come and go; the host kills the worker's process group, and the worker's own alarm
+        // ends it if the host is gone.
+        var arguments = [bwrap, "--unshare-all"]
         for folder in systemFolders { arguments += ["--ro-bind", folder, folder] }
         for path in systemFiles { arguments += ["--ro-bind-try", path, path] }
         for link in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {

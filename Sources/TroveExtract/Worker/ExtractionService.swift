@@ -62,7 +62,8 @@ package final class ExtractionService: Sendable {
         let running = try runningWorker()
         do {
             let document = try running.exchange(
-                WorkerRequest(format: format, limits: limits), descriptor: descriptor, timeout: timeout,
+                WorkerRequest(format: format, limits: limits, deadline: Int(timeout.components.seconds)),
+                descriptor: descriptor, timeout: timeout,
                 replyLimit: Self.replyLimit(limits))
             retireIfDone(running)
             return document

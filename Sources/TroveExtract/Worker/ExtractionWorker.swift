@@ -46,7 +46,10 @@ package enum ExtractionWorker {
                 if case .line(let line) = piece, let request = try? JSONDecoder().decode(WorkerRequest.self, from: line),
                     descriptor >= 0
                 {
+                    // SIGALRM's default action ends the worker if it still runs well past the host's watchdog.
+                    alarm(UInt32(clamping: request.deadline + 10))
                     reply = answer(request, descriptor: descriptor, fault: fault)
+                    alarm(0)
                 } else {
                     reply = .failure(ExtractionFailure(.crashed, "the worker got a request it cannot read"))
                 }

@@ -24,12 +24,15 @@ package struct Subprocess: Sendable {
         package var openFiles: Int?
         /// No file writes (RLIMIT_FSIZE 0), no core dump, no new privileges, a process group of its own.
         package var confine: Bool
+        /// Killed when the starting thread ends: for tools the worker's one thread runs.
+        package var dieWithParent: Bool
 
         /// The limits.
-        package init(addressSpace: Int? = nil, openFiles: Int? = nil, confine: Bool = false) {
+        package init(addressSpace: Int? = nil, openFiles: Int? = nil, confine: Bool = false, dieWithParent: Bool = false) {
             self.addressSpace = addressSpace
             self.openFiles = openFiles
             self.confine = confine
+            self.dieWithParent = dieWithParent
         }
     }
 
@@ -42,7 +45,7 @@ package struct Subprocess: Sendable {
         let environmentLines = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         var spawnLimits = trove_spawn_limits(
             address_space: UInt64(limits.addressSpace ?? 0), open_files: UInt64(limits.openFiles ?? 0),
-            confine: limits.confine ? 1 : 0)
+            confine: limits.confine ? 1 : 0, die_with_parent: limits.dieWithParent ? 1 : 0)
         var pid: pid_t = 0
         let error = withCStrings(arguments) { argv in
             withCStrings(environmentLines) { envp in

@@ -5,7 +5,8 @@ import TroveSystem
 
 /// One run of an external tool inside the worker (`pdftotext`, `pdftohtml`): the document's descriptor as its
 /// standard input, its standard output read up to a cap, the end of its standard error kept for the message.
-/// The worker's own limits (memory, no files, the host's watchdog on the whole process group) cover it.
+/// The worker's own limits (memory, no files, the host's watchdog on the whole process group) cover it, and it dies
+/// with the thread that started it (the worker's), so it cannot outlive a worker that died.
 package struct ToolRun: Sendable {
     /// How the tool ended.
     package var termination: Subprocess.Termination
@@ -20,7 +21,7 @@ package struct ToolRun: Sendable {
     /// `outputCap` bytes of its standard output. Throws the errno when it cannot be started.
     package static func run(
         _ path: String, arguments: [String], input: Int32, environment: [String: String], outputCap: Int,
-        limits: Subprocess.Limits = Subprocess.Limits()
+        limits: Subprocess.Limits = Subprocess.Limits(dieWithParent: true)
     ) throws(SpawnError) -> ToolRun {
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]

@@ -6,11 +6,15 @@ import TroveIngest
 package struct WorkerRequest: Sendable, Equatable, Codable {
     package var format: DocumentFormat
     package var limits: ExtractionLimits
+    /// The host's watchdog in seconds: the worker ends itself a little after it (`alarm`), in case the host is gone
+    /// and cannot.
+    package var deadline: Int
 
     /// A request.
-    package init(format: DocumentFormat, limits: ExtractionLimits) {
+    package init(format: DocumentFormat, limits: ExtractionLimits, deadline: Int) {
         self.format = format
         self.limits = limits
+        self.deadline = deadline
     }
 }
 
