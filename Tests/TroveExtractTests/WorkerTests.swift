@@ -74,7 +74,8 @@ struct WorkerTests {
         let started = ContinuousClock.now
         let timedOut = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
         #expect(timedOut?.kind == .timeout)
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // Generous: worker start and the confinement probe come first, and the test machine may be loaded.
+        #expect(ContinuousClock.now - started < .seconds(60))
         #expect(try await Self.nextFileExtracts(with: service))
     }
 
