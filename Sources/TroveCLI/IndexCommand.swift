@@ -14,11 +14,13 @@ struct IndexCommand: Command {
     static let optionGroups = [
         OptionGroup(
             "Options",
-            IndexingOptions.selection + [batch, jobs] + IndexingOptions.retrying + [reembed, json, quiet, verbose]
-                + CommonOptions.options)
+            IndexingOptions.selection + [batch, jobs] + IndexingOptions.retrying
+                + [reembed, reextract, retryFailed, json, quiet, verbose] + CommonOptions.options)
     ]
     static let epilogue = """
         Honours .gitignore and .troveignore files; skips .git, node_modules, .build and hidden folders.
+        PDF, HTML, DOCX, ODT, PPTX, EPUB, notebooks and mail are read by an extraction worker process; a file
+        it cannot read is one warning line and is counted, and an unchanged one is not tried again.
         Each batch is saved in one transaction: Ctrl-C finishes the batch, prints what was done and exits 130,
         and the next run resumes. If Ollama goes away, the run stops after saving the work finished so far.
 
@@ -43,6 +45,11 @@ struct IndexCommand: Command {
         "--reembed",
         help: "rebuild every vector with the model as it is now (after ollama pull, or with another --model); "
             + "searches use the old vectors until the new set is complete")
+    static let reextract = Option(
+        "--reextract",
+        help: "read PDF, HTML, DOCX, … files again even when unchanged (after an extractor improved)")
+    static let retryFailed = Option(
+        "--retry-failed", help: "try again the files whose extraction failed before (skipped otherwise until they change)")
     static let json = Option("--json", help: "print the summary as JSON")
     static let quiet = Option("--quiet", short: "-q", help: "no progress, no warnings: only the summary")
     static let verbose = Option("--verbose", short: "-v", help: "one line per document written, refreshed or removed")
@@ -52,6 +59,8 @@ struct IndexCommand: Command {
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
     var reembed: Bool
+    var reextract: Bool
+    var retryFailed: Bool
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -63,6 +72,8 @@ struct IndexCommand: Command {
         if let batch = arguments.integer(Self.batch) { batchSize = batch }
         if let jobs = arguments.integer(Self.jobs) { self.jobs = jobs }
         reembed = arguments.flag(Self.reembed)
+        reextract = arguments.flag(Self.reextract)
+        retryFailed = arguments.flag(Self.retryFailed)
         json = arguments.flag(Self.json)
         quiet = arguments.flag(Self.quiet)
         verbose = arguments.flag(Self.verbose)
@@ -92,6 +103,8 @@ struct IndexCommand: Command {
         options.batchSize = batchSize
         options.jobs = jobs
         options.reembed = reembed
+        options.reextract = reextract
+        options.retryFailed = retryFailed
         options.stop = stop
         var finished: IndexSummary?
         for try await progressed in try await index.index(options) {
@@ -150,6 +163,15 @@ struct IndexCommand: Command {
             + "\(summary.removedDocuments) removed, \(skipped); "
             + "\(summary.chunksEmbedded) chunks embedded, \(summary.chunksReused) reused, with \(model) in "
             + String(format: "%.1f", summary.seconds) + " s"
+        for (format, kinds) in summary.extractionFailures.sorted(by: { $0.key < $1.key }) {
+            let count = kinds.values.reduce(0, +)
+            text +=
+                "; \(count) \(format.uppercased())\(count == 1 ? "" : "s") not read: "
+                + kinds.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        }
+        if summary.failuresRemembered > 0 {
+            text += " (\(summary.failuresRemembered) remembered from earlier runs — --retry-failed tries again)"
+        }
         if summary.chunksReembedded > 0 { text += "; \(summary.chunksReembedded) vectors rebuilt" }
         if summary.retries > 0 { text += "; \(summary.retries) \(summary.retries == 1 ? "request" : "requests") retried" }
         return text

@@ -299,7 +299,7 @@ private struct Walk {
                 // A file is reported only when the scope holds it, not when it merely lies on the way.
                 guard case .inside = placement else { continue }
                 // Files, links and specials: ignore rules see them as files (git does not follow links).
-                guard DocumentKind(path: name) != nil else { continue }
+                guard let kind = DocumentKind(path: name) else { continue }
                 if rules.isExcluded(child, isDirectory: false) || excludes.isExcluded(child, isDirectory: false) {
                     continue
                 }
@@ -329,9 +329,11 @@ private struct Walk {
                     continue
                 }
                 let size = Int64(info.st_size)
-                if size > maxFileSize {
-                    outcomes.append(
-                        (key, .skip(SkippedFile(path: child, reason: .tooLarge(size: size, limit: maxFileSize)))))
+                // Extracted formats are read by the worker, which streams them: their cap is the extraction's own.
+                let limit: Int64
+                if case .extracted = kind { limit = Int64(ExtractionLimits().maxInputBytes) } else { limit = maxFileSize }
+                if size > limit {
+                    outcomes.append((key, .skip(SkippedFile(path: child, reason: .tooLarge(size: size, limit: limit)))))
                     continue
                 }
                 if faccessat(fd, name, R_OK, 0) != 0 {

@@ -162,9 +162,9 @@ package enum DocumentLoader {
 }
 
 /// Small POSIX helpers shared by the crawler and the loader.
-enum POSIXFile {
+package enum POSIXFile {
     /// `strerror` in lowercase, as our messages are (`permission denied`).
-    static func errorText(_ code: Int32) -> String {
+    package static func errorText(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return String(cString: text).lowercased()
     }

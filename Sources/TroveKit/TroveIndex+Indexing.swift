@@ -38,7 +38,9 @@ extension TroveIndex {
         let task = Task.detached {
             do {
                 let writer = try TroveIndex.openStore(configuration, createIfMissing: false)
-                let summary = try await Indexer(store: writer, embedder: embedder).run(options) { event in
+                let summary = try await Indexer(
+                    store: writer, embedder: embedder, extractionWorker: configuration.extractionWorker
+                ).run(options) { event in
                     continuation.yield(.event(event))
                 }
                 // SQLite folds its WAL into the file; PostgreSQL builds its HNSW index once large enough. A

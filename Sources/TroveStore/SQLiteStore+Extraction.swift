@@ -8,22 +8,23 @@ import CSQLite
 
 /// Documents that are not text: a stored copy to reuse for a moved or copied file, and remembered failures.
 extension SQLiteStore {
-    /// An extracted document with this content hash and extractor, with its chunks and vectors; nil when none.
-    package func reusableExtraction(contentHash: String, extractor: String) throws -> ReusableExtraction? {
+    /// An extracted document of `format` with this content hash, with its chunks and vectors; nil when none. The
+    /// format, not the tool's version, decides: a security update of pdftotext does not re-read every PDF.
+    package func reusableExtraction(contentHash: String, format: String) throws -> ReusableExtraction? {
         guard let dimension = try manifestDimensionValue(), dimension > 0 else { return nil }
         return try database.transaction(deferred: true) {
             let head = try database.withStatement(
                 """
-                SELECT id, format, structure FROM documents
-                WHERE content_hash = ? AND extractor = ? AND format IS NOT NULL AND structure IS NOT NULL LIMIT 1
+                SELECT id, extractor, structure FROM documents
+                WHERE content_hash = ? AND format = ? AND extractor IS NOT NULL AND structure IS NOT NULL LIMIT 1
                 """
             ) { statement -> (Int64, StoredExtraction)? in
                 try statement.bind(contentHash, at: 1)
-                try statement.bind(extractor, at: 2)
+                try statement.bind(format, at: 2)
                 guard try statement.step() else { return nil }
                 return (
                     statement.int64(0),
-                    StoredExtraction(format: statement.string(1), extractor: extractor, structure: statement.string(2))
+                    StoredExtraction(format: format, extractor: statement.string(1), structure: statement.string(2))
                 )
             }
             guard let (documentID, extraction) = head else { return nil }

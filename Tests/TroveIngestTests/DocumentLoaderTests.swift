@@ -128,7 +128,9 @@ struct DocumentLoaderTests {
             ("doc.rst", .restructuredText), ("todo.org", .org), ("main.swift", .code(language: "swift")),
             ("x.PY", .code(language: "python")), ("a.tsx", .code(language: "typescript")),
             ("conf.yml", .code(language: "yaml")), ("Makefile", .code(language: "make")),
-            ("lib.rs", .code(language: "rust")), ("k.h", .code(language: "c")),
+            ("lib.rs", .code(language: "rust")), ("k.h", .code(language: "c")), ("c.pdf", .extracted(.pdf)),
+            ("page.HTML", .extracted(.html)), ("old.htm", .extracted(.html)), ("talk.pptx", .extracted(.pptx)),
+            ("inbox.mbox", .extracted(.mbox)), ("analysis.ipynb", .extracted(.notebook)),
         ] as [(String, DocumentKind)])
     func kinds(path: String, kind: DocumentKind) {
         #expect(DocumentKind(path: path) == kind)
@@ -136,7 +138,7 @@ struct DocumentLoaderTests {
 
     @Test(
         "images, data, archives and unknown names are not indexed",
-        arguments: ["a.png", "b.jpg", "c.pdf", "d.json", "e.zip", "f.csv", "Random", "g.", "h.bin", "x.log"])
+        arguments: ["a.png", "b.jpg", "d.json", "e.zip", "f.csv", "Random", "g.", "h.bin", "x.log"])
     func notIndexed(path: String) {
         #expect(DocumentKind(path: path) == nil)
     }

@@ -43,14 +43,14 @@ struct ExtractionStoreTests {
         let root = try store.inTransaction { try store.rootID(forPath: "/papers") }
         let (report, chunks) = pdf(root, "report.pdf")
         try store.inTransaction { try store.replaceDocument(report, chunks: chunks) }
-        let found = try store.reusableExtraction(contentHash: "pdfhash", extractor: "pdftotext 22.12.0")
+        let found = try store.reusableExtraction(contentHash: "pdfhash", format: "pdf")
         #expect(found?.extraction == report.extraction)
         #expect(found?.chunks == chunks)
-        #expect(try store.reusableExtraction(contentHash: "pdfhash", extractor: "pdftotext 23.0") == nil)
-        #expect(try store.reusableExtraction(contentHash: "other", extractor: "pdftotext 22.12.0") == nil)
+        #expect(try store.reusableExtraction(contentHash: "pdfhash", format: "html") == nil)
+        #expect(try store.reusableExtraction(contentHash: "other", format: "pdf") == nil)
         // A text file with the same bytes is no extraction to reuse.
         try store.inTransaction { try store.replaceDocument(document(root, "a.txt", hash: "txt"), chunks: []) }
-        #expect(try store.reusableExtraction(contentHash: "txt", extractor: "pdftotext 22.12.0") == nil)
+        #expect(try store.reusableExtraction(contentHash: "txt", format: "pdf") == nil)
     }
 
     @Test("a failure is remembered by content hash and extractor, and forgotten once the content is read",

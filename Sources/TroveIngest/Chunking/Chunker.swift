@@ -29,7 +29,8 @@ package struct Chunker: Sendable {
         case .markdown: sections = document.sections(syntax: .markdown)
         case .org: sections = document.sections(syntax: .org)
         case .restructuredText: sections = document.sections(syntax: .restructuredText)
-        case .plainText, .code: sections = document.sections(syntax: .plain)
+        // An extracted format's text arrives as an `ExtractedDocument` (`chunks(of:)`); as text it is plain.
+        case .plainText, .code, .extracted: sections = document.sections(syntax: .plain)
         }
         return pack(document, sections)
     }

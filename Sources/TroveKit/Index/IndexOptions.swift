@@ -21,6 +21,11 @@ public struct IndexOptions: Sendable {
     /// Rebuild every stored vector with the current model (after `ollama pull` changed it, or for another
     /// model), keeping the old ones searchable until the new set is complete.
     public var reembed: Bool
+    /// Read every file of an extracted format (PDF, HTML, …) again, even when its content did not change or a copy
+    /// of it is already indexed (after an extractor improved).
+    public var reextract = false
+    /// Try again the files whose extraction failed before (remembered by content hash, and skipped otherwise).
+    public var retryFailed = false
     /// Raised to stop after the current transaction (Ctrl-C).
     public var stop: StopSignal?
     /// At most this many documents per transaction, even when they need no embedding (stat-only updates).

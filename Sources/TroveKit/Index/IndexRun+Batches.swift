@@ -83,7 +83,7 @@ extension IndexRun {
                     return NewChunk(
                         ordinal: chunk.ordinal, startLine: chunk.startLine, endLine: chunk.endLine,
                         heading: chunk.headingPath.joined(separator: " › "), text: chunk.text,
-                        contentHash: hash, vector: vectors[hash] ?? [])
+                        contentHash: hash, vector: vectors[hash] ?? [], locator: chunk.locator?.stored)
                 }
                 try store.replaceDocument(item.document, chunks: rows)
                 written.append((item, item.existingID == nil ? .new : .changed, reused))

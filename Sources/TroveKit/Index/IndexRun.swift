@@ -1,4 +1,5 @@
 import Ollama
+import TroveExtract
 import TroveIngest
 import TroveStore
 import TroveSystem
@@ -13,6 +14,12 @@ struct IndexRun {
     let jobs: Int
     let maxDocuments: Int
     let stop: StopSignal?
+    /// Reads files of extracted formats in the worker; nil when the run has none (a re-embed alone).
+    let extraction: ExtractionService?
+    /// `--reextract`: extracted files are read again even when unchanged or already indexed elsewhere.
+    let reextract: Bool
+    /// `--retry-failed`: remembered extraction failures are tried again.
+    let retryFailed: Bool
     /// The vector generation this run embeds for; every transaction checks it is still current.
     var generation: Int64
     var summary = IndexSummary()
@@ -68,11 +75,30 @@ struct IndexRun {
         for (position, file) in files.enumerated() {
             if stopped { break }
             let old = existing[file.relativePath]
-            if let old, old.size == file.size, old.modifiedNanoseconds == file.modifiedNanoseconds {
+            let kind = DocumentKind(path: file.relativePath) ?? .plainText
+            let reread: Bool
+            if case .extracted = kind { reread = reextract } else { reread = false }
+            if let old, old.size == file.size, old.modifiedNanoseconds == file.modifiedNanoseconds, !reread {
                 present.insert(file.relativePath)
                 summary.unchangedDocuments += 1
                 filesDone += 1
                 if position % 64 == 63 { reportProgress(report) }
+                continue
+            }
+            if case .extracted(let format) = kind {
+                let item = try await extractedItem(
+                    file, format: format, old: old, rootID: rootID, report: report)
+                // A file that cannot be read now keeps its old version (if any), as one that fails to embed does.
+                if old != nil || item != nil { present.insert(file.relativePath) }
+                guard let item else {
+                    filesDone += 1
+                    continue
+                }
+                filling.append(item)
+                fillingChunks += item.chunks?.count ?? 0
+                if fillingChunks >= batchSize || filling.count >= maxDocuments {
+                    try await submit(report: report)
+                }
                 continue
             }
             let loaded: LoadedDocument
@@ -97,7 +123,6 @@ struct IndexRun {
             if let old, old.contentHash == loaded.contentHash {
                 filling.append(Item(document: document, existingID: old.id, chunks: nil, hashes: []))
             } else {
-                let kind = DocumentKind(path: file.relativePath) ?? .plainText
                 let chunks = chunker.chunks(of: loaded.text, kind: kind)
                 let hashes = chunks.map { SHA256.hex(EmbeddingText.forChunk($0).utf8) }
                 filling.append(Item(document: document, existingID: old?.id, chunks: chunks, hashes: hashes))

@@ -17,6 +17,12 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var chunksReembedded = 0
     /// True when the run was stopped early (Ctrl-C): what is counted was saved, the rest was not looked at.
     public var interrupted = false
+    /// Files of extracted formats that could not be read, by format (`pdf`) and outcome (`encrypted`,
+    /// `no-text-layer`, `damaged`, `timeout`, `out-of-memory`, `crashed`, `tool-missing`): this run's failures and
+    /// remembered ones alike (each is also a skipped file).
+    public var extractionFailures: [String: [String: Int]] = [:]
+    /// Of those, failures of unchanged files remembered from an earlier run and not tried again (`--retry-failed`).
+    public var failuresRemembered = 0
     /// Indexable files found by the crawl (over all roots).
     public var filesTotal = 0
     public var seconds = 0.0
@@ -35,6 +41,8 @@ public struct IndexSummary: Sendable, Equatable, Codable {
         case chunksReembedded = "chunks_reembedded"
         case retries
         case interrupted
+        case extractionFailures = "extraction_failures"
+        case failuresRemembered = "failures_remembered"
         case filesTotal = "files"
         case seconds
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TroveExtract
 import TroveIngest
 import TroveStore
 
@@ -9,10 +10,16 @@ import TroveStore
 public final class Indexer {
     package let store: any IndexWriter
     public let embedder: any Embedder
+    /// The argv that starts the extraction worker (`TroveConfiguration.extractionWorker`).
+    let extractionWorker: [String]
 
-    package init(store: any IndexWriter, embedder: any Embedder) {
+    package init(
+        store: any IndexWriter, embedder: any Embedder,
+        extractionWorker: [String] = ExtractionWorkerCommand.standard
+    ) {
         self.store = store
         self.embedder = embedder
+        self.extractionWorker = extractionWorker
     }
 
     /// The chunk budget for a model: half its context leaves room for the heading line and a conservative estimate.
@@ -71,6 +78,9 @@ public final class Indexer {
             throw IndexError(
                 code: .noRoots, message: "index \(store.location) has no folders yet — run: trove index FOLDER")
         }
+        // The worker starts at the first file that needs it, and stops with the run.
+        let extraction = ExtractionService(workerCommand: extractionWorker)
+        defer { extraction.shutdown() }
         var run = IndexRun(
             store: store,
             embedding: EmbeddingStage(
@@ -78,8 +88,8 @@ public final class Indexer {
                 dimension: info.dimension, batchSize: max(1, options.batchSize)),
             documentPrefix: proposed.documentPrefix, chunker: Chunker(configuration: chunker),
             batchSize: max(1, options.batchSize), jobs: max(1, options.jobs),
-            maxDocuments: max(1, options.maxDocumentsPerTransaction), stop: options.stop,
-            generation: try store.vectorGeneration())
+            maxDocuments: max(1, options.maxDocumentsPerTransaction), stop: options.stop, extraction: extraction,
+            reextract: options.reextract, retryFailed: options.retryFailed, generation: try store.vectorGeneration())
         if options.reembed, existing != nil {
             try await run.reembed(manifest: proposed, report: report)
         }

@@ -6,21 +6,21 @@
 
 /// Documents that are not text on PostgreSQL: as `SQLiteStore+Extraction.swift`.
 extension PostgresStore {
-    /// An extracted document with this content hash and extractor, with its chunks and vectors; nil when none.
-    package func reusableExtraction(contentHash: String, extractor: String) throws -> ReusableExtraction? {
+    /// An extracted document of `format` with this content hash, with its chunks and vectors; nil when none.
+    package func reusableExtraction(contentHash: String, format: String) throws -> ReusableExtraction? {
         guard let dimension = try manifestDimension(), dimension > 0 else { return nil }
         let rows = try connection.query(
             """
             WITH found AS (
-                SELECT id, format, structure FROM documents
-                WHERE content_hash = $1 AND extractor = $2 AND format IS NOT NULL AND structure IS NOT NULL LIMIT 1)
-            SELECT found.format, found.structure, chunks.id, chunks.ordinal, chunks.start_line, chunks.end_line,
+                SELECT id, extractor, structure FROM documents
+                WHERE content_hash = $1 AND format = $2 AND extractor IS NOT NULL AND structure IS NOT NULL LIMIT 1)
+            SELECT found.extractor, found.structure, chunks.id, chunks.ordinal, chunks.start_line, chunks.end_line,
                    chunks.heading, chunks.text, chunks.locator_kind, chunks.locator_first, chunks.locator_last,
                    chunks.locator_approximate, chunks.content_hash, vectors.embedding::text
             FROM found LEFT JOIN chunks ON chunks.document_id = found.id
             LEFT JOIN vectors ON vectors.chunk_id = chunks.id
             ORDER BY chunks.ordinal
-            """, [contentHash, extractor])
+            """, [contentHash, format])
         guard rows.count > 0 else { return nil }
         var chunks: [NewChunk] = []
         for row in 0..<rows.count where rows.optionalString(row, 2) != nil {
@@ -34,7 +34,7 @@ extension PostgresStore {
                     locator: rows.locator(row, 8)))
         }
         return ReusableExtraction(
-            extraction: StoredExtraction(format: rows.string(0, 0), extractor: extractor, structure: rows.string(0, 1)),
+            extraction: StoredExtraction(format: format, extractor: rows.string(0, 0), structure: rows.string(0, 1)),
             chunks: chunks)
     }
 

@@ -28,9 +28,9 @@ package protocol IndexWriter: IndexReader {
 
     // MARK: Documents that are not text
 
-    /// A stored extracted document with this content hash read by `extractor`, with its chunks and vectors, for a
-    /// moved or copied file to reuse without extraction or embedding; nil when none.
-    func reusableExtraction(contentHash: String, extractor: String) throws -> ReusableExtraction?
+    /// A stored extracted document of `format` with this content hash, with its chunks and vectors, for a moved or
+    /// copied file to reuse without extraction or embedding; nil when none.
+    func reusableExtraction(contentHash: String, format: String) throws -> ReusableExtraction?
     /// The remembered failure of content with this hash under `extractor`; nil when none.
     func extractionFailure(contentHash: String, extractor: String) throws -> StoredExtractionFailure?
     /// Remembers that content with this hash failed under `extractor` (replacing an older record).
