@@ -7,7 +7,7 @@ package enum Launcher {
     static var commands: [any Command.Type] {
         [
             IndexCommand.self, SearchCommand.self, AskCommand.self, ChatCommand.self, StatusCommand.self,
-            DoctorCommand.self, ForgetCommand.self,
+            DoctorCommand.self, ForgetCommand.self, GetCommand.self,
             VacuumCommand.self, ModelsCommand.self, PullCommand.self, RmCommand.self, ConfigCommand.self,
             EmbedCommand.self,
             ServeCommand.self, McpCommand.self, WebCommand.self, WatchCommand.self, CompletionsCommand.self,

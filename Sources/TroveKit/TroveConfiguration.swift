@@ -25,9 +25,6 @@ public struct TroveConfiguration: Sendable {
     package var extractionWorker: [String]?
     /// How the flat vector cache is read: `.map` except when `trove-bench cold` measures the others.
     package var vectorLoad = VectorLoadMode.map
-    /// The argv that starts the extraction worker for PDF, HTML, DOCX, … files: trove's own executable with
-    /// `extract-worker` (`ExtractionWorkerCommand.standard`).
-    public var extractionWorker: [String] = ExtractionWorkerCommand.standard
 
     /// A configuration; `modelFolder` is where `trove models install builtin` puts the model (`defaultModelFolder`).
     public init(location: IndexLocation, ollama: OllamaClient, modelFolder: String, embedThreads: Int? = nil) {

@@ -39,7 +39,7 @@ extension TroveIndex {
             do {
                 let writer = try TroveIndex.openStore(configuration, createIfMissing: false)
                 let summary = try await Indexer(
-                    store: writer, embedder: embedder, extractionWorker: configuration.extractionWorker
+                    store: writer, embedder: embedder, extractionWorker: configuration.extractionWorker ?? ExtractionWorkerCommand.standard
                 ).run(options) { event in
                     continuation.yield(.event(event))
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import TroveIngest
 import TroveStore
 import TroveSystem
 
@@ -38,7 +39,11 @@ extension TroveIndex {
     /// The text of the indexed document at `path` (absolute, or relative to an indexed folder), whole or lines
     /// `lines` of it, as the index holds it: the same text and line numbers that search hits carry. A path outside
     /// the indexed folders is refused; the file system is never read, so nothing but indexed text can come back.
-    public func text(path: String, lines: ClosedRange<Int>? = nil) throws -> DocumentText {
+    ///
+    /// A path may end in a locator fragment, `report.pdf#page=4` (`#slide=3`, `#msg=42`, `#cell=7`): the lines of that
+    /// page of the extracted text, as hits cite it.
+    public func text(path address: String, lines: ClosedRange<Int>? = nil) throws -> DocumentText {
+        let (path, fragment) = Self.splitFragment(address)
         let roots = try store.roots().map(\.path)
         let candidates = Self.locate(path, roots: roots)
         guard let first = candidates.first else {
@@ -55,6 +60,10 @@ extension TroveIndex {
                 "no indexed document at \(Self.join(first.root, first.relative)) — search for it, or run: trove index")
         }
         let (root, relative) = (stored.rootPath, stored.path)
+        var lines = lines
+        if let (kind, number) = fragment {
+            lines = try Self.lines(of: stored, kind: kind, number: number, shown: Self.join(root, relative))
+        }
         var numbered: [String] = []
         for chunk in stored.chunks {
             let pieces = chunk.text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -80,6 +89,39 @@ extension TroveIndex {
         return DocumentText(
             path: Self.join(root, relative), rootPath: root, relativePath: relative, lines: selected,
             lineCount: numbered.count, modifiedNanoseconds: stored.modifiedNanoseconds)
+    }
+
+    /// `report.pdf#page=4` → (`report.pdf`, (.page, 4)); the path unchanged, with no fragment, when it does not end
+    /// in a locator fragment.
+    static func splitFragment(_ address: String) -> (path: String, fragment: (LocatorKind, Int)?) {
+        guard let hash = address.lastIndex(of: "#") else { return (address, nil) }
+        let parts = address[address.index(after: hash)...].split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let kind = LocatorKind.allCases.first(where: { $0.fragmentKey == parts[0] }),
+            let number = Int(parts[1]), number >= 1
+        else { return (address, nil) }
+        return (String(address[..<hash]), (kind, number))
+    }
+
+    /// The lines of `document` on page (slide, message, cell) `number`: from the first to the last passage located
+    /// there. Refused, saying why, when the document has no such locators or that page holds no text.
+    static func lines(of document: StoredDocumentText, kind: LocatorKind, number: Int, shown: String) throws
+        -> ClosedRange<Int>
+    {
+        let located = document.chunks.compactMap { chunk in
+            chunk.locator.flatMap(PassageLocator.init(stored:)).map { (chunk, $0) }
+        }.filter { $0.1.kind == kind }
+        let noun = kind == .message ? "message" : kind.rawValue
+        guard let highest = located.map(\.1.last).max() else {
+            throw DocumentError("\(shown) has no \(noun)s in the index — give lines instead, e.g. \(shown):1-40")
+        }
+        let on = located.filter { $0.1.first <= number && number <= $0.1.last }.map(\.0)
+        guard let start = on.map(\.startLine).min(), let end = on.map(\.endLine).max() else {
+            throw DocumentError(
+                number > highest
+                    ? "\(shown) has \(highest) \(noun)s with text; \(noun) \(number) is past the end"
+                    : "\(noun) \(number) of \(shown) holds no text")
+        }
+        return start...end
     }
 
     /// The indexed folders and relative paths `path` may name, deepest folder first; empty when it is under none.

@@ -113,8 +113,14 @@ package final class MCPTools: Sendable {
         var object: [String: JSON] = [
             "rank": .integer(Int64(hit.rank)), "path": .string(hit.path), "start_line": .integer(Int64(hit.startLine)),
             "end_line": .integer(Int64(hit.endLine)), "heading": .string(hit.heading),
-            "score": shortest(hit.score), "text": .string(hit.text),
+            "score": shortest(hit.score), "text": .string(hit.text), "uri": .string(hit.uri),
         ]
+        if let locator = hit.locator {
+            object["locator"] = [
+                "kind": .string(locator.kind.rawValue), "start": .integer(Int64(locator.first)),
+                "end": .integer(Int64(locator.last)), "approximate": .bool(locator.approximate),
+            ]
+        }
         if let score = hit.vectorScore { object["vector_score"] = shortest(score) }
         if let score = hit.keywordScore { object["keyword_score"] = .number(score) }
         if let score = hit.fusedScore { object["fused_score"] = .number(score) }

@@ -19,6 +19,10 @@ package enum ChatExchange {
     package static func describe(_ source: NumberedSource, path: String? = nil) -> String {
         let hit = source.hit
         let heading = hit.heading.isEmpty ? "" : "  \(hit.heading)"
-        return "[\(source.number)] \(path ?? hit.path):\(hit.startLine)-\(hit.endLine)\(heading)"
+        guard let locator = hit.locator else {
+            return "[\(source.number)] \(path ?? hit.path):\(hit.startLine)-\(hit.endLine)\(heading)"
+        }
+        // A passage of a PDF, DOCX, …: the page first, as a reader cites it, then the lines `trove get` shows.
+        return "[\(source.number)] \(path ?? hit.path) \(locator.label) (lines \(hit.startLine)–\(hit.endLine))\(heading)"
     }
 }

@@ -32,7 +32,9 @@ package struct HitFormatter {
     /// The hit's head line, its scores with `explain`, and its best lines.
     package func format(_ hit: SearchHit) -> String {
         let location = "\(displayPath(hit.path)):\(hit.startLine)-\(hit.endLine)"
-        var head = "\(style(location, "1;35"))  \(String(format2: hit.score))"
+        // The lines stay first for editors and scripts; where the passage is in the original follows them.
+        var head = style(location, "1;35") + (hit.locator.map { " " + style($0.label, "35") } ?? "")
+        head += "  \(String(format2: hit.score))"
         if !hit.heading.isEmpty { head += "  " + style(safe(hit.heading), "36") }
         let snippet = Snippet.lines(of: hit.text, query: query, count: snippetLines)
             .map { "    " + highlight(truncate(safe($0))) }

@@ -27,11 +27,17 @@ struct SearchOutput: Encodable {
         var keywordScore: Double?
         var keywordRank: Int?
         var fusedScore: Double?
+        /// `file:///…`, with `#page=4` (`#slide=`, `#msg=`, `#cell=`) for a passage of an extracted document.
+        var uri: String
+        /// Where the passage is in the original, for an extracted document.
+        var locator: LocatorOutput?
 
         /// `hit`, with its scores and ranks when `explain`.
         init(_ hit: SearchHit, explain: Bool = false) {
             rank = hit.rank
             path = hit.path
+            uri = hit.uri
+            locator = hit.locator.map(LocatorOutput.init)
             startLine = hit.startLine
             endLine = hit.endLine
             heading = hit.heading
@@ -50,7 +56,7 @@ struct SearchOutput: Encodable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case rank, path, heading, score, text
+            case rank, path, heading, score, text, uri, locator
             case startLine = "start_line"
             case endLine = "end_line"
             case vectorScore = "vector_score"

@@ -1,10 +1,11 @@
 import Foundation
 
-/// How the extraction worker is started: trove re-executes itself with the hidden `extract-worker` subcommand.
-public enum ExtractionWorkerCommand {
+/// How the extraction worker is started when the front end named none (`TroveConfiguration.extractionWorker`): trove
+/// re-executes itself with the hidden `extract-worker` subcommand.
+package enum ExtractionWorkerCommand {
     /// `[trove, "extract-worker"]`: this process's own executable when it is `trove`, else the `trove` beside it (a
     /// test bundle or `trove-bench` in the build folder).
-    public static var standard: [String] {
+    package static var standard: [String] {
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let url = URL(fileURLWithPath: own)
         if url.lastPathComponent == "trove" { return [own, "extract-worker"] }

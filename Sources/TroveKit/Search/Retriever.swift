@@ -311,6 +311,7 @@ public final class Retriever {
             hit.keywordScore = winner.keywordScore
             hit.keywordRank = winner.keywordRank
             hit.fusedScore = winner.fusedScore
+            hit.locator = chunk.locator.flatMap(PassageLocator.init(stored:))
             return hit
         }.enumerated().map { offset, hit in
             var hit = hit

@@ -1,3 +1,6 @@
+import Foundation
+import TroveIngest
+
 /// One passage found by a search.
 public struct SearchHit: Sendable, Equatable, Codable {
     /// 1-based position in the results.
@@ -29,6 +32,9 @@ public struct SearchHit: Sendable, Equatable, Codable {
     /// The fused score (hybrid mode only): Reciprocal Rank Fusion 0…1, or the convex combination of normalised
     /// scores.
     public var fusedScore: Double? = nil
+    /// Pages (slides, messages, cells) of the original the passage lies on, for a document read by an extractor
+    /// (PDF, DOCX, …); nil for text files, whose lines are the document's own.
+    public var locator: PassageLocator? = nil
 
     public init(
         rank: Int, chunkID: Int64, rootPath: String, relativePath: String, startLine: Int, endLine: Int,
@@ -47,4 +53,11 @@ public struct SearchHit: Sendable, Equatable, Codable {
 
     /// The document's absolute path.
     public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
+
+    /// `file:///abs/path`, with the locator as a fragment (`#page=4`, `#slide=3`, `#msg=42`, `#cell=7`) that PDF
+    /// viewers and browsers open at.
+    public var uri: String {
+        let url = URL(fileURLWithPath: path)
+        return url.absoluteString + (locator.map { "#" + $0.fragment } ?? "")
+    }
 }
