@@ -98,6 +98,22 @@ extension MCPTools {
                                     "keyword_score": ["type": "number", "description": "BM25"],
                                     "fused_score": ["type": "number", "description": "reciprocal rank fusion, 0-1"],
                                     "text": ["type": "string", "description": "the passage"],
+                                    "uri": [
+                                        "type": "string",
+                                        "description": "file:// URI; #page=N (#slide=, #msg=, #cell=) for a PDF, DOCX, …",
+                                    ],
+                                    "locator": [
+                                        "type": "object",
+                                        "description": "where a passage of a PDF, DOCX, … lies in the original",
+                                        "properties": [
+                                            "kind": ["type": "string", "enum": ["page", "slide", "message", "cell"]],
+                                            "start": ["type": "integer"], "end": ["type": "integer"],
+                                            "approximate": [
+                                                "type": "boolean", "description": "pages from a word processor's layout",
+                                            ],
+                                        ],
+                                        "required": ["kind", "start", "end", "approximate"],
+                                    ],
                                 ]) { $1 }),
                             "required": ["rank", "path", "start_line", "end_line", "heading", "score", "text"],
                         ],
@@ -113,14 +129,14 @@ extension MCPTools {
             "description": """
             Read the text of one indexed document, whole or a line range, with line numbers — the same text \
             and numbering that `search` hits carry. Use it after `search` to read around a hit (e.g. \
-            start_line a few lines before the hit). Only documents inside the indexed folders can be read.
+            start_line a few lines before the hit). A path ending in #page=N (#slide=N, #msg=N, #cell=N) reads             that page of a PDF, DOCX, … as the hit's locator names it. Only documents inside the indexed folders             can be read.
             """,
             "inputSchema": [
                 "type": "object",
                 "properties": [
                     "path": [
                         "type": "string",
-                        "description": "the document's path as search returned it (or relative to an indexed folder)",
+                        "description": "the document's path as search returned it, optionally ending in #page=N",
                     ],
                     "start_line": ["type": "integer", "minimum": 1, "description": "first line (default 1)"],
                     "end_line": ["type": "integer", "minimum": 1, "description": "last line (default: the end)"],
