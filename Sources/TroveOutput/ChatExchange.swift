@@ -15,7 +15,8 @@ package enum ChatExchange {
         ]
     }
 
-    /// `[n] path:start-end  heading`, with the path as given (absolute unless the caller shortens it).
+    /// `[n] path:start-end  heading` (`[n] path p.4 (lines 120–138)  heading` for a PDF, DOCX, …), with the path as
+    /// given (absolute unless the caller shortens it).
     package static func describe(_ source: NumberedSource, path: String? = nil) -> String {
         let hit = source.hit
         let heading = hit.heading.isEmpty ? "" : "  \(hit.heading)"
@@ -23,6 +24,7 @@ package enum ChatExchange {
             return "[\(source.number)] \(path ?? hit.path):\(hit.startLine)-\(hit.endLine)\(heading)"
         }
         // A passage of a PDF, DOCX, …: the page first, as a reader cites it, then the lines `trove get` shows.
-        return "[\(source.number)] \(path ?? hit.path) \(locator.label) (lines \(hit.startLine)–\(hit.endLine))\(heading)"
+        let lines = "(lines \(hit.startLine)–\(hit.endLine))"
+        return "[\(source.number)] \(path ?? hit.path) \(locator.label) \(lines)\(heading)"
     }
 }

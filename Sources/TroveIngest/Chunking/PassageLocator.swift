@@ -53,7 +53,8 @@ public struct PassageLocator: Sendable, Equatable, Hashable, Codable {
         let closing = locators[end]
         let approximate = locators[start...end].contains { $0.approximate }
         guard closing.kind == opening.kind else {
-            return PassageLocator(kind: opening.kind, first: opening.number, last: opening.number, approximate: approximate)
+            return PassageLocator(
+                kind: opening.kind, first: opening.number, last: opening.number, approximate: approximate)
         }
         return PassageLocator(
             kind: opening.kind, first: min(opening.number, closing.number), last: max(opening.number, closing.number),

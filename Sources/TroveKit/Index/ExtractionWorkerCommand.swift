@@ -6,7 +6,8 @@ package enum ExtractionWorkerCommand {
     /// `[trove, "extract-worker"]`: this process's own executable when it is `trove`, else the `trove` beside it (a
     /// test bundle or `trove-bench` in the build folder).
     package static var standard: [String] {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let own =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let url = URL(fileURLWithPath: own)
         if url.lastPathComponent == "trove" { return [own, "extract-worker"] }
         var folder = url.deletingLastPathComponent()

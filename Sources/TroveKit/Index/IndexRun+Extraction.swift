@@ -53,7 +53,8 @@ extension IndexRun {
             // A copy or a move of a document already read: its chunks, vectors and locators, no extraction.
             document.extraction = stored.extraction
             let chunks = stored.chunks.map(Self.chunk)
-            return Item(document: document, existingID: old?.id, chunks: chunks, hashes: stored.chunks.map(\.contentHash))
+            return Item(
+                document: document, existingID: old?.id, chunks: chunks, hashes: stored.chunks.map(\.contentHash))
         }
         let extracted: ExtractedDocument
         do throws(ExtractionFailure) {
@@ -113,8 +114,8 @@ extension IndexRun {
     static func chunk(_ stored: NewChunk) -> Chunk {
         Chunk(
             ordinal: stored.ordinal, startLine: stored.startLine, endLine: stored.endLine,
-            headingPath: stored.heading.isEmpty ? [] : stored.heading.components(separatedBy: " › "), text: stored.text,
-            locator: stored.locator.flatMap(PassageLocator.init(stored:)))
+            headingPath: stored.heading.isEmpty ? [] : stored.heading.components(separatedBy: " › "),
+            text: stored.text, locator: stored.locator.flatMap(PassageLocator.init(stored:)))
     }
 }
 
