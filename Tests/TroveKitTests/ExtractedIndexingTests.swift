@@ -117,3 +117,62 @@ struct ExtractedIndexingTests {
         #expect(try fixture.rows().contains { $0.path == "copy.pdf" })
     }
 }
+
+/// A plain PDF of one text line per page (Helvetica, uncompressed streams, an exact xref): enough for pdftotext, and
+/// small enough to vary page by page in a test.
+func simplePDF(pages: [String]) -> Data {
+    var objects: [String] = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [\((0..<pages.count).map { "\(4 + 2 * $0) 0 R" }.joined(separator: " "))] "
+            + "/Count \(pages.count) >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for (index, text) in pages.enumerated() {
+        let stream = "BT /F1 12 Tf 72 720 Td (\(text)) Tj ET"
+        objects.append(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+                + "/Contents \(5 + 2 * index) 0 R >>")
+        objects.append("<< /Length \(stream.utf8.count) >>\nstream\n\(stream)\nendstream")
+    }
+    var pdf = "%PDF-1.4\n"
+    var offsets: [Int] = []
+    for (number, body) in objects.enumerated() {
+        offsets.append(pdf.utf8.count)
+        pdf += "\(number + 1) 0 obj\n\(body)\nendobj\n"
+    }
+    let xref = pdf.utf8.count
+    pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+    for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
+    pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+    return Data(pdf.utf8)
+}
+
+@Suite(
+    "An edited PDF re-embeds only its changed pages",
+    .offCooperativePool, .enabled(if: extractionUnavailable == nil, "\(extractionUnavailable ?? "")"))
+struct PageEditTests {
+    @Test("an edit on one page of a 30-page PDF embeds that page's passage alone")
+    func onePageEdited() async throws {
+        let fixture = try IndexingFixture()
+        // Over ten words a page: fewer is read as a scan with a stray text layer.
+        let pages = (1...30).map { "Page \($0) describes harbour number \($0 * 7), its cranes, its quays and its ships." }
+        let file = URL(fileURLWithPath: fixture.notes + "/ledger.pdf")
+        try simplePDF(pages: pages).write(to: file)
+        let store = try SQLiteStore(path: fixture.indexPath, createIfMissing: true)
+        let indexer = Indexer(
+            store: store, embedder: fixture.embedder(), extractionWorker: [builtProduct("trove"), "extract-worker"])
+        let first = try await indexer.run(IndexingFixture.options(fixture.notes)) { _ in }
+        #expect(first.newDocuments == 1)
+        #expect(first.chunksEmbedded == 30)
+        var edited = pages
+        edited[6] = "Page 7 now describes a lighthouse instead, its lamp, its keeper and its rocks."
+        try simplePDF(pages: edited).write(to: file)
+        let second = try await indexer.run(IndexingFixture.options(fixture.notes)) { _ in }
+        #expect(second.changedDocuments == 1)
+        #expect(second.chunksEmbedded == 1)
+        #expect(second.chunksReused == 29)
+        let rows = try fixture.rows()
+        #expect(rows.count == 30)
+        #expect(rows.contains { $0.text.hasPrefix("Page 7 now describes a lighthouse") })
+    }
+}

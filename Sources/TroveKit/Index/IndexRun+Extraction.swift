@@ -73,6 +73,10 @@ extension IndexRun {
             report(.skipped(error.warning(path: path)))
             return nil
         }
+        // A declared or detected charset other than UTF-8 (an HTML page in windows-1252, a mail in ISO-2022-JP).
+        if let encoding = extracted.encoding, encoding.uppercased() != "UTF-8" {
+            report(.decoded(path: path, encoding: encoding))
+        }
         document.extraction = StoredExtraction(
             format: format.rawValue, extractor: extracted.extractor, structure: try Self.structure(of: extracted))
         let chunks = chunker.chunks(of: extracted)
