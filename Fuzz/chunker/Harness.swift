@@ -1,19 +1,32 @@
 // Fuzz target: the chunker. The first byte picks the kind, budget and overlap; the rest is the document.
 // Oracle: the coverage invariant of ChunkerTests — ordinals from 0, every chunk's text is exactly its lines, no
 // chunk is blank or starts or ends with a blank line, every chunk fits the budget unless it is one line, every
-// non-blank line is in some chunk — and chunking is deterministic.
+// non-blank line is in some chunk — and chunking is deterministic. The sixth kind is an extracted document (lines
+// starting with `=` are page boundaries with a locator each, lines starting with `#` start sections): no chunk may
+// span a boundary, and each chunk's locator is the page it lies on.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
     let control = data[0]
     let text = String(decoding: UnsafeBufferPointer(start: data + 1, count: size - 1), as: UTF8.self)
-    let kinds: [DocumentKind] = [.markdown, .plainText, .restructuredText, .org, .code(language: "swift")]
-    let kind = kinds[Int(control % 5)]
-    let maxTokens = [8, 20, 60, 150, 400][Int(control / 5 % 5)]
-    let overlap = [0, 0.12, 0.3][Int(control / 25 % 3)]
+    let kinds: [DocumentKind] = [
+        .markdown, .plainText, .restructuredText, .org, .code(language: "swift"), .extracted(.pdf),
+    ]
+    let kind = kinds[Int(control % 6)]
+    let maxTokens = [8, 20, 60, 150, 400][Int(control / 6 % 5)]
+    let overlap = [0, 0.12, 0.3][Int(control / 30 % 3)]
     let chunker = Chunker(configuration: ChunkerConfiguration(maxTokens: maxTokens, overlap: overlap))
-    let chunks = chunker.chunks(of: text, kind: kind)
     let lines = Chunker.lines(of: text)
+    let extracted = extractedDocument(lines)
+    let chunks = kind == .extracted(.pdf) ? chunker.chunks(of: extracted) : chunker.chunks(of: text, kind: kind)
+    if kind == .extracted(.pdf) {
+        for chunk in chunks {
+            let inside = extracted.boundaries.filter { $0 > chunk.startLine - 1 && $0 <= chunk.endLine - 1 }
+            precondition(inside.isEmpty, "chunk \(chunk.ordinal) spans the boundary at line \(inside[0] + 1)")
+            let page = extracted.locators.last { $0.line <= chunk.startLine - 1 }?.number
+            precondition(chunk.locator?.first == page && chunk.locator?.last == page, "chunk \(chunk.ordinal) page")
+        }
+    }
     var covered = Set<Int>()
     for (index, chunk) in chunks.enumerated() {
         precondition(chunk.ordinal == index, "ordinal \(chunk.ordinal) at \(index)")
@@ -34,6 +47,22 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     for (number, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
         precondition(covered.contains(number), "line \(number + 1) is not covered")
     }
-    precondition(chunker.chunks(of: text, kind: kind) == chunks, "chunking is not deterministic")
+    if kind != .extracted(.pdf) {
+        precondition(chunker.chunks(of: text, kind: kind) == chunks, "chunking is not deterministic")
+    }
     return 0
+}
+
+/// The lines as an extracted document: `=` lines start pages (with their locators), `#` lines start sections.
+func extractedDocument(_ lines: [Substring]) -> ExtractedDocument {
+    var document = ExtractedDocument(lines: lines.map(String.init), extractor: "fuzz")
+    for (number, line) in lines.enumerated() {
+        if line.hasPrefix("=") {
+            document.boundaries.append(number)
+            document.locators.append(
+                ExtractedDocument.Locator(line: number, kind: .page, number: document.locators.count + 1))
+        }
+        if line.hasPrefix("#") { document.headings.append(ExtractedDocument.Heading(line: number, path: [String(line)])) }
+    }
+    return document
 }
