@@ -16,7 +16,7 @@ package enum ODTExtractor: DocumentExtractor {
             throw ExtractionFailure(.damaged, "no content.xml in the zip (not an OpenDocument file)")
         }
         let body = Body(
-            flow: try TextFlow(extractor: "odt", limits: limits, pages: content.contains(utf8: "soft-page-break")))
+            flow: try TextFlow(extractor: "odt", limits: limits))
         try XMLStream.parse(content, part: "content.xml", limits: limits, into: body)
         return body.flow.finish()
     }

@@ -16,7 +16,7 @@ package enum DOCXExtractor: DocumentExtractor {
         let footnotes = try WordNotes(part: parts.first("footnotes"), in: &archive, limits: limits)
         let endnotes = try WordNotes(part: parts.first("endnotes"), in: &archive, limits: limits)
         let body = try Body(
-            flow: TextFlow(extractor: "docx", limits: limits, pages: document.contains(utf8: "lastRenderedPageBreak")),
+            flow: TextFlow(extractor: "docx", limits: limits),
             styles: styles, footnotes: footnotes.notes, endnotes: endnotes.notes)
         try XMLStream.parse(document, part: main, limits: limits, into: body)
         return body.flow.finish()

@@ -1,6 +1,6 @@
 extension Array where Element == UInt8 {
-    /// Whether the UTF-8 of `text` occurs in these bytes: a cheap look before a parse (does a DOCX hold any page
-    /// break from Word's layout, does an ODF manifest name encryption).
+    /// Whether the UTF-8 of `text` occurs in these bytes: a cheap look before a parse (does an ODF manifest name
+    /// encryption).
     func contains(utf8 text: String) -> Bool {
         let needle = Array(text.utf8)
         guard let first = needle.first, needle.count <= count else { return needle.isEmpty }

@@ -14,7 +14,6 @@ struct TextFlow {
     private var notes: [String] = []
     /// Page breaks met outside any paragraph, applied before the next line.
     private var pendingBreaks = 0
-    private let pages: Bool
     private var page = 0
 
     /// A paragraph being read: its text in pieces cut at page breaks, each with the breaks before it.
@@ -30,11 +29,10 @@ struct TextFlow {
         var rows = 0
     }
 
-    /// An empty flow; with `pages` (the file holds its layout's page breaks) page 1 starts at the first line.
-    init(extractor: String, limits: ExtractionLimits, pages: Bool) throws(ExtractionFailure) {
+    /// An empty flow: page 1 starts at the first line (and is dropped in `finish` if no page break follows).
+    init(extractor: String, limits: ExtractionLimits) throws(ExtractionFailure) {
         builder = DocumentBuilder(extractor: extractor, limits: limits)
-        self.pages = pages
-        if pages { try newPage() }
+        try newPage()
     }
 
     /// Whether a paragraph is open (text outside one, e.g. between a table's cells, is not part of the flow).
@@ -59,7 +57,6 @@ struct TextFlow {
 
     /// A page break from the author's last layout: before the next text, wherever it is.
     mutating func pageBreak() {
-        guard pages else { return }
         if !tables.isEmpty {
             tables[tables.count - 1].breaks += 1
         } else if let last = paragraphs.indices.last {
@@ -147,8 +144,16 @@ struct TextFlow {
         builder.blankLine()
     }
 
-    /// The document written.
-    func finish() -> ExtractedDocument { builder.finish() }
+    /// The document written. A file without a single page break from a layout (never laid out, or written by a tool
+    /// that keeps none) claims no page at all, rather than "≈ page 1" for every passage.
+    func finish() -> ExtractedDocument {
+        var document = builder.finish()
+        if page == 1 {
+            document.locators = []
+            document.boundaries.removeAll { $0 == 0 }
+        }
+        return document
+    }
 
     private mutating func breaks(_ count: Int) throws(ExtractionFailure) {
         for _ in 0..<count { try newPage() }
