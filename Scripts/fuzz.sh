@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply pdftext zip ooxml odf epub)
+all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply pdftext zip ooxml odf epub web)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -41,6 +41,8 @@ sources() {
         ooxml) echo Sources/TroveExtract/{Zip,XML,OOXML}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
         odf) echo Sources/TroveExtract/{Zip,XML,ODF}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
         epub) echo Sources/TroveExtract/{Zip,XML,EPUB,HTML}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
+        # trove web's server on libmicrohttpd, its guard and its query reading (libmicrohttpd through Sources/CMicroHTTPD).
+        web) echo Sources/TroveWeb/{HTTPMessage,HTTPServer,Listener,Access,WebResponses,QueryArguments}.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
     esac
 }
@@ -67,7 +69,7 @@ pq_flags() {
 # The other system libraries our sources import, each through its module map in Sources/: uchardet (TroveIngest's
 # encoding detection), libxml2 (the HTML reader), zlib (the zip reader); their header paths from pkg-config.
 system_flags() {
-    echo "-I Sources/CUchardet -I Sources/CLibXML2 -I Sources/CZlib" \
+    echo "-I Sources/CUchardet -I Sources/CLibXML2 -I Sources/CZlib -I Sources/CMicroHTTPD" \
         "$(pkg-config --cflags-only-I uchardet libxml-2.0 zlib | sed 's/-I/-Xcc -I/g')"
 }
 
@@ -132,7 +134,7 @@ for target in "${targets[@]}"; do
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
-            -I Sources/CSQLite -lsqlite3 $(pq_flags) -lpq $(system_flags) -luchardet -lxml2 -lz $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
+            -I Sources/CSQLite -lsqlite3 $(pq_flags) -lpq $(system_flags) -luchardet -lxml2 -lz -lmicrohttpd $extra $files "Fuzz/$target/Harness.swift" -o "$binary" 2>&1 \
             | grep -v "ld.gold: warning: Cannot export local symbol" >&2 || true
         [ -x "$binary" ] || { echo "cannot build fuzz target $target" >&2; exit 1; }
     fi

@@ -1,5 +1,4 @@
 import Foundation
-import TroveKit
 import TroveSystem
 
 /// The responses `trove web` builds, each with the headers that keep a browser strict about them.
@@ -28,19 +27,6 @@ enum WebResponses {
     /// `{"error": message}` with `status`.
     static func error(_ status: Int, _ message: String) -> HTTPResponse {
         json(["error": .string(message)], status: status)
-    }
-
-    /// The status and `{"error"}` of a failed call: the request's fault is 400, a document outside the index 404, a
-    /// model server that is down 503, anything else 500.
-    static func error(_ error: any Error) -> HTTPResponse {
-        let status =
-            switch Fault(error) {
-            case .usage: 400
-            case .unavailable: 503
-            case .interrupted: 499
-            case .failure: error is DocumentError ? 404 : 500
-            }
-        return self.error(status, String(describing: error))
     }
 
     /// A file of the page.

@@ -8,7 +8,7 @@ extension WebServer {
     /// `GET /api/search?query=…&mode=…&limit=…&path=…&ext=…&since=…&before=…&root=…`: the `search` tool's
     /// result, each hit with the `snippet` lines a person reads, and the query's `terms` to mark in them.
     func search(_ request: HTTPRequest) async throws -> JSON {
-        let arguments = Self.toolArguments(request.query, lists: ["path", "ext", "root"])
+        let arguments = QueryArguments.json(request.query, lists: ["path", "ext", "root"])
         guard case .object(var result) = try await tools.structured("search", arguments: arguments) else {
             return [:]
         }
@@ -26,7 +26,7 @@ extension WebServer {
 
     /// `GET /api/document?path=…&start_line=…&end_line=…`: the `get` tool's result (indexed documents only).
     func document(_ request: HTTPRequest) async throws -> JSON {
-        try await tools.structured("get", arguments: Self.toolArguments(request.query, lists: []))
+        try await tools.structured("get", arguments: QueryArguments.json(request.query, lists: []))
     }
 
     /// `GET /api/status`: the `status` tool's result, with `watch` (indexing now, files done, the last pass) while
@@ -46,27 +46,5 @@ extension WebServer {
             "provider": .string(listing.provider.rawValue), "models": .array(listing.models.map(JSON.string)),
             "default": .string(settings.tools.chatModel),
         ]
-    }
-
-    /// Query arguments as a tool's JSON arguments: the tools' whole-number, number and true/false arguments typed
-    /// (a value that is none stays text, for the tool to refuse), `lists` gathered into arrays, empty values left out;
-    /// an argument the tool does not take is its error to report.
-    static func toolArguments(_ query: [(name: String, value: String)], lists: Set<String>) -> JSON {
-        var arguments: [String: JSON] = [:]
-        for (name, value) in query where !value.isEmpty {
-            switch name {
-            case _ where lists.contains(name):
-                arguments[name] = .array((arguments[name]?.arrayValue ?? []) + [.string(value)])
-            case "limit", "start_line", "end_line":
-                arguments[name] = Int64(value).map(JSON.integer) ?? .string(value)
-            case "min_score":
-                arguments[name] = Double(value).map(JSON.number) ?? .string(value)
-            case "all_chunks", "extractive":
-                arguments[name] = value == "true" ? .bool(true) : value == "false" ? .bool(false) : .string(value)
-            default:
-                arguments[name] = .string(value)
-            }
-        }
-        return .object(arguments)
     }
 }

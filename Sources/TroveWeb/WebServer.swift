@@ -98,8 +98,21 @@ package final class WebServer: Sendable {
                     404, "no API at \(request.method) \(request.path) — see GUIDE.md, trove web")
             }
         } catch {
-            return WebResponses.error(error)
+            return Self.failure(error)
         }
+    }
+
+    /// The status and `{"error"}` of a failed call: the request's fault is 400, a document outside the index 404, a
+    /// model server that is down 503, anything else 500.
+    static func failure(_ error: any Error) -> HTTPResponse {
+        let status =
+            switch Fault(error) {
+            case .usage: 400
+            case .unavailable: 503
+            case .interrupted: 499
+            case .failure: error is DocumentError ? 404 : 500
+            }
+        return WebResponses.error(status, String(describing: error))
     }
 
     /// Waits on this (libmicrohttpd's) thread for `work`, which runs as a task.

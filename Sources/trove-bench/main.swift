@@ -17,6 +17,7 @@ let subcommands = [
     Subcommand(spec: EmbedBenchmark.spec, run: EmbedBenchmark.main),
     Subcommand(spec: WarmBenchmark.spec, run: WarmBenchmark.main),
     Subcommand(spec: PassagesExport.spec, run: PassagesExport.main),
+    Subcommand(spec: FakeOllamaCommand.spec, run: FakeOllamaCommand.main),
 ]
 
 /// The usage text listing every subcommand.
