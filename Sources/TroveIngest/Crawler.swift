@@ -47,6 +47,8 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable {
         case binary
         case tooLarge(size: Int64, limit: Int64)
+        /// A PDF, DOCX, … over the extraction's input cap (`ExtractionLimits.maxInputBytes`), not `--max-file-size`.
+        case tooLargeToExtract(size: Int64, limit: Int64)
         case unreadable(String)
     }
 
@@ -66,6 +68,9 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(let size, let limit):
             return
                 "skipped \(path): \(ByteSize.format(size)) is over the \(ByteSize.format(limit)) limit (--max-file-size)"
+        case .tooLargeToExtract(let size, let limit):
+            return
+                "skipped \(path): \(ByteSize.format(size)) is over the \(ByteSize.format(limit)) a document is read up to"
         case .unreadable(let why):
             return "skipped \(path): cannot read (\(why))"
         }
@@ -330,10 +335,16 @@ private struct Walk {
                 }
                 let size = Int64(info.st_size)
                 // Extracted formats are read by the worker, which streams them: their cap is the extraction's own.
-                let limit: Int64
-                if case .extracted = kind { limit = Int64(ExtractionLimits().maxInputBytes) } else { limit = maxFileSize }
-                if size > limit {
-                    outcomes.append((key, .skip(SkippedFile(path: child, reason: .tooLarge(size: size, limit: limit)))))
+                if case .extracted = kind {
+                    let limit = Int64(ExtractionLimits().maxInputBytes)
+                    if size > limit {
+                        let reason = SkippedFile.Reason.tooLargeToExtract(size: size, limit: limit)
+                        outcomes.append((key, .skip(SkippedFile(path: child, reason: reason))))
+                        continue
+                    }
+                } else if size > maxFileSize {
+                    outcomes.append(
+                        (key, .skip(SkippedFile(path: child, reason: .tooLarge(size: size, limit: maxFileSize)))))
                     continue
                 }
                 if faccessat(fd, name, R_OK, 0) != 0 {

@@ -131,6 +131,19 @@ struct CrawlerTests {
         #expect(result.skipped == ["skipped big.md: 2.0 KB is over the 1.0 KB limit (--max-file-size)"])
     }
 
+    @Test("a PDF is capped by the extraction's input limit, not --max-file-size")
+    func extractedCap() throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("report.pdf", String(repeating: "x", count: 2000))
+        // A sparse file past the 256 MiB cap: only its size is looked at.
+        let huge = open(dir.path + "/huge.pdf", O_CREAT | O_WRONLY, 0o644)
+        #expect(ftruncate(huge, 300 << 20) == 0)
+        close(huge)
+        let result = try crawl(dir.path, CrawlOptions(maxFileSize: 1024))
+        #expect(result.files == ["report.pdf"])
+        #expect(result.skipped == ["skipped huge.pdf: 300.0 MB is over the 256.0 MB a document is read up to"])
+    }
+
     @Test("a dangling symlink and a FIFO are reported as unreadable, not crashed on or opened")
     func unreadableSpecials() throws {
         let dir = try TemporaryDirectory()

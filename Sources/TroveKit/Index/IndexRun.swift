@@ -161,7 +161,7 @@ struct IndexRun {
     static func reason(_ reason: SkippedFile.Reason) -> String {
         switch reason {
         case .binary: return "binary"
-        case .tooLarge: return "too large"
+        case .tooLarge, .tooLargeToExtract: return "too large"
         case .unreadable: return "unreadable"
         }
     }
