@@ -69,8 +69,8 @@ public struct SkippedFile: Error, Sendable, Equatable, CustomStringConvertible {
             return
                 "skipped \(path): \(ByteSize.format(size)) is over the \(ByteSize.format(limit)) limit (--max-file-size)"
         case .tooLargeToExtract(let size, let limit):
-            return
-                "skipped \(path): \(ByteSize.format(size)) is over the \(ByteSize.format(limit)) a document is read up to"
+            let sizes = "\(ByteSize.format(size)) is over the \(ByteSize.format(limit))"
+            return "skipped \(path): \(sizes) a document is read up to"
         case .unreadable(let why):
             return "skipped \(path): cannot read (\(why))"
         }
