@@ -12,25 +12,9 @@ enum HTMLCharset {
     /// declaration, UTF-8 when the bytes are valid UTF-8, the one uchardet detects (unless UTF-8 was declared); a
     /// charset iconv does not know counts as none. Bytes a charset cannot read become U+FFFD.
     static func utf8(_ bytes: [UInt8], given: String?) -> (bytes: [UInt8], encoding: String?) {
-        let body = body(bytes)
-        var saysUTF8 = false
-        for candidate in [given, byteOrderMark(bytes), declared(in: bytes)].compactMap({ $0 }) {
-            if isUTF8(candidate) {
-                saysUTF8 = true
-                break
-            }
-            if let decoded = CharsetDecoder.decode(body, from: candidate) {
-                return (Array(decoded.text.utf8), candidate)
-            }
-        }
-        if let valid = String(validating: body, as: UTF8.self) { return (Array(valid.utf8), nil) }
-        if !saysUTF8, let legacy = LegacyText.decode(body) { return (Array(legacy.text.utf8), legacy.encoding) }
-        return (Array(String(decoding: body, as: UTF8.self).utf8), nil)
-    }
-
-    /// True for the names of UTF-8 (and of US-ASCII, its subset).
-    static func isUTF8(_ name: String) -> Bool {
-        ["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased())
+        let charsets = [given, byteOrderMark(bytes), declared(in: bytes)].compactMap { $0 }
+        let text = DeclaredText.decode(body(bytes), charsets: charsets)
+        return (Array(text.text.utf8), text.encoding)
     }
 
     /// The charset a byte-order mark names.

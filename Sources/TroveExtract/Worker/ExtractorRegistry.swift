@@ -21,7 +21,8 @@ package enum ExtractorRegistry {
         case .pptx: .bytes(PPTXExtractor.self)
         case .epub: .bytes(EPUBExtractor.self)
         case .notebook: .bytes(NotebookExtractor.self)
-        case .eml, .mbox: nil
+        case .eml: .bytes(MailExtractor.self)
+        case .mbox: .bytes(MailboxExtractor.self)
         }
     }
 }

@@ -1,0 +1,17 @@
+import TroveIngest
+
+/// Reads one mail message (`.eml`, RFC 5322 with MIME): one section headed "Subject — From — Date", locator
+/// `message 1`.
+package enum MailExtractor: DocumentExtractor {
+    package static func extract(_ bytes: [UInt8], limits: ExtractionLimits) throws(ExtractionFailure)
+        -> ExtractedDocument
+    {
+        guard bytes.count <= limits.maxInputBytes else {
+            throw ExtractionFailure(.damaged, "larger than \(ByteSize.format(Int64(limits.maxInputBytes)))")
+        }
+        guard !bytes.prefix(8192).contains(0) else { throw ExtractionFailure(.damaged, "not a mail message (binary)") }
+        var renderer = MailRenderer(extractor: "eml", limits: limits)
+        try renderer.message(bytes[...])
+        return renderer.builder.finish()
+    }
+}
