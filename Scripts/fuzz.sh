@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply pdftext zip ooxml odf epub web)
+all=(ndjson sse gitignore fts5 vectors-header safetensors chunker jsonrpc serve serve-reply pdftext zip ooxml odf epub web html mime ipynb)
 targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
@@ -41,6 +41,11 @@ sources() {
         ooxml) echo Sources/TroveExtract/{Zip,XML,OOXML}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
         odf) echo Sources/TroveExtract/{Zip,XML,ODF}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
         epub) echo Sources/TroveExtract/{Zip,XML,EPUB,HTML}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
+        # The markup readers with the builder they write with (libxml2 through Sources/CLibXML2; TroveIngest, with its
+        # charset decoding, comes from modules()); mail reads HTML parts through the HTML reader.
+        html) echo Sources/TroveExtract/HTML/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
+        mime) echo Sources/TroveExtract/{Mail,HTML}/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
+        ipynb) echo Sources/TroveExtract/Notebook/*.swift Sources/TroveExtract/{DocumentBuilder,DocumentExtractor}.swift Fuzz/shared/ContainerChecks.swift ;;
         # trove web's server on libmicrohttpd, its guard and its query reading (libmicrohttpd through Sources/CMicroHTTPD).
         web) echo Sources/TroveWeb/{HTTPMessage,HTTPServer,Listener,Access,WebResponses,QueryArguments}.swift ;;
         *) echo "unknown fuzz target '$1' — one of: ${all[*]}" >&2; exit 64 ;;
@@ -130,7 +135,7 @@ for target in "${targets[@]}"; do
             fts5 | vectors-header) extra="$extra $(ctrove)" ;;
             serve | serve-reply) extra="$extra $(modules serve)" ;;
             pdftext) extra="$extra $(module TroveIngest)" ;;
-            zip | ooxml | odf | epub) extra="$extra $(module TroveIngest)" ;;
+            zip | ooxml | odf | epub | html | mime | ipynb) extra="$extra $(module TroveIngest)" ;;
         esac
         # -O with -sanitize=fuzzer: libFuzzer's coverage counters guide it; ASan catches any out-of-bounds read.
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name FuzzTarget \
