@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 import TroveIngest
@@ -11,11 +10,12 @@ package final class ExtractionService: Sendable {
     private let limits: ExtractionLimits
     private let policy: WorkerPolicy
     private let environment: [String: String]
-    /// The running worker; only touched on `queue`, one request at a time.
+    /// The running worker; only touched while `exclusive` is held, except `shutdown`'s kill.
     private let worker = Mutex<WorkerProcess?>(nil)
     /// Set by `shutdown`: no worker is started again.
     private let stopped = Mutex(false)
-    private let queue = DispatchQueue(label: "trove.extraction")
+    /// Held for each exchange: one request at a time goes to the worker.
+    private let exclusive = Mutex(())
 
     /// `workerCommand`: argv that starts a worker, e.g. [trove's own executable, "extract-worker"].
     package convenience init(workerCommand: [String], limits: ExtractionLimits = ExtractionLimits()) {
@@ -40,12 +40,15 @@ package final class ExtractionService: Sendable {
     /// Extracts the already-open read-only file `descriptor` (still owned by the caller) of `format` in the worker.
     package func extract(descriptor: Int32, format: DocumentFormat) async throws(ExtractionFailure) -> ExtractedDocument {
         let result: Result<ExtractedDocument, ExtractionFailure> = await withCheckedContinuation { continuation in
-            // The exchange blocks (poll on the worker's socket): on a queue of its own, off the cooperative pool.
-            queue.async {
-                continuation.resume(returning: Result { () throws(ExtractionFailure) in
-                    try self.extractBlocking(descriptor: descriptor, format: format)
-                })
-            }
+            // The exchange blocks (poll on the worker's socket) for as long as the file takes: on a thread of its own,
+            // never the cooperative pool's, nor a dispatch queue's, whose threads are as few as the CPUs and were
+            // seen to keep a request waiting minutes behind other blocked work on a loaded 2-vCPU machine.
+            Thread {
+                let result = self.exclusive.withLock { _ in
+                    Result { () throws(ExtractionFailure) in try self.extractBlocking(descriptor: descriptor, format: format) }
+                }
+                continuation.resume(returning: result)
+            }.start()
         }
         return try result.get()
     }
@@ -53,7 +56,8 @@ package final class ExtractionService: Sendable {
     /// Stops the worker (also done on deinit).
     package func shutdown() {
         stopped.withLock { $0 = true }
-        // Killing it here, not on the queue, ends an extraction in flight at once; the queue then reaps it.
+        // Killing it here, without waiting for `exclusive`, ends an extraction in flight at once; that exchange then
+        // reaps it.
         worker.withLock { $0?.kill() }
     }
 

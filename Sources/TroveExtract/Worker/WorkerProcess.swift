@@ -6,8 +6,8 @@ import TroveIngest
 import TroveSystem
 
 /// One running worker as the host sees it: the process, the socket to it, and its standard error (read for the
-/// last words of a crash). Used only by `ExtractionService`: its exchanges run on the service's one serial queue;
-/// only `kill` may come from another thread, and the lock on `reaped` orders it with the reaping.
+/// last words of a crash). Used only by `ExtractionService`: its exchanges run one at a time under the service's
+/// lock; only `kill` may come without it, and the lock on `reaped` orders it with the reaping.
 package final class WorkerProcess: @unchecked Sendable {
     private let process: Subprocess
     private let socket: Int32
