@@ -148,7 +148,7 @@ let package = Package(
             name: "trove-bench",
             dependencies: [
                 "TroveKit", "TroveServe", "Ollama", "TroveBLAS", "TroveSearch", "TroveStore", "TroveTestSupport", "TroveMiniLM",
-                "TroveArguments", "CSQLite", "CTroveFTS", "TroveIngest",
+                "TroveArguments", "CSQLite", "CTroveFTS", "TroveIngest", "TroveExtract",
             ],
             swiftSettings: strict
         ),

@@ -18,6 +18,7 @@ let subcommands = [
     Subcommand(spec: WarmBenchmark.spec, run: WarmBenchmark.main),
     Subcommand(spec: PassagesExport.spec, run: PassagesExport.main),
     Subcommand(spec: FakeOllamaCommand.spec, run: FakeOllamaCommand.main),
+    Subcommand(spec: ExtractBenchmark.spec, run: ExtractBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.
