@@ -96,7 +96,8 @@ let package = Package(
         .target(name: "TroveSearch", dependencies: ["TroveBLAS", "TroveSystem"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
         // best build the CPU runs is chosen at run time.
-        // The query-sized matrix product on the model file's own layout (AVX2 + FMA, chosen at run time).
+        // The query-sized matrix product on the model file's own layout (AVX2 + FMA, or AVX-512), and the bf16 product
+        // of the indexing batches (AVX-512 BF16), each chosen at run time.
         .target(name: "CTroveGEMM", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         .target(name: "TroveMiniLMKernels", swiftSettings: strict + optimisedInDebug),
         .target(name: "TroveMiniLMKernelsAVX2", swiftSettings: strict + optimisedInDebug + avx2Settings),

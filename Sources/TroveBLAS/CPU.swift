@@ -19,8 +19,13 @@ package enum CPU {
     /// AVX2 with fused multiply-add (Haswell and later).
     package static let avx2: Set<Substring> = ["avx2", "fma"]
 
+    /// AVX-512 BF16 (`VDPBF16PS`, `VCVTNEPS2BF16`: Cooper Lake, Sapphire Rapids, Zen 4 and later).
+    package static let avx512BF16: Set<Substring> = avx512.union(["avx512_bf16"])
+
     /// Whether code built for `avx512` runs here.
     package static var hasAVX512: Bool { flags.isSuperset(of: avx512) }
+    /// Whether code built for `avx512BF16` runs here.
+    package static var hasAVX512BF16: Bool { flags.isSuperset(of: avx512BF16) }
     /// Whether code built for `avx2` runs here.
     package static var hasAVX2: Bool { flags.isSuperset(of: avx2) }
 }

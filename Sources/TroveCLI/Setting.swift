@@ -47,8 +47,9 @@ struct Setting: Sendable {
     /// Every setting, in the order `trove config`, its `--help` and the Environment section list them.
     static let all: [Setting] = [
         ollamaURL, embedModel, chatModel, index, searchLimit, chatTemperature, requestTimeout, provider, baseURL,
-        apiKeyFile, apiKeyCommand, chatProvider, chatBaseURL, apiKey, openAIKey, models, embedThreads, config, noColor,
-        colorForce,
+        apiKeyFile, apiKeyCommand, chatProvider, chatBaseURL, apiKey, openAIKey, models, embedThreads, embedPrecision,
+        config,
+        noColor, colorForce,
     ]
 
     /// The keys the config file may hold.
@@ -136,6 +137,13 @@ struct Setting: Sendable {
         inFile: false,
         variables: [
             Variable(name: "TROVE_EMBED_THREADS", help: "worker threads of the builtin embedder (default: one per CPU)")
+        ])
+    static let embedPrecision = Setting(
+        inFile: false,
+        variables: [
+            Variable(
+                name: "TROVE_EMBED_PRECISION",
+                help: "builtin embedder's arithmetic for indexing: fp32, bf16 or auto (default)")
         ])
     static let config = Setting(
         inFile: false,

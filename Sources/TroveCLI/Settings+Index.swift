@@ -21,6 +21,7 @@ extension Settings {
         get throws {
             var configuration = TroveConfiguration(
                 location: location, ollama: client, modelFolder: modelFolder, embedThreads: try embedThreads())
+            configuration.embedPrecision = try embedPrecision()
             configuration.openAI = try openAIClient()
             configuration.chatProvider = try chatProvider()
             if configuration.chatProvider == .openai { configuration.chatServer = try chatServer() }

@@ -136,6 +136,21 @@ struct Settings {
         return max(1, threads)
     }
 
+    /// `TROVE_EMBED_PRECISION`, the built-in embedder's products when indexing; nil (or `auto`) is this CPU's best.
+    func embedPrecision() throws -> EmbedPrecision? {
+        guard let entry = resolve(Setting.embedPrecision, flag: nil) else { return nil }
+        let word = entry.value.trimmingCharacters(in: .whitespaces).lowercased()
+        let name = entry.origin.name(of: Setting.embedPrecision, file: file)
+        if word == "auto" { return nil }
+        guard let precision = EmbedPrecision(rawValue: word) else {
+            throw UsageError("\(name) '\(entry.value)' is not a precision — give fp32, bf16 or auto")
+        }
+        guard precision.isSupported else {
+            throw UsageError("\(name) \(word): this CPU lacks the instructions (AVX-512 BF16) — use fp32 or auto")
+        }
+        return precision
+    }
+
     /// The key sent as `Authorization: Bearer`, if any.
     var apiKey: String? { resolve(Setting.apiKey, flag: apiKeyFlag)?.value }
 

@@ -23,6 +23,8 @@ public struct TroveConfiguration: Sendable {
     /// The argv that starts the extraction worker: `[trove's own path, "extract-worker"]`, set by the CLI; nil where
     /// there is none (a library user, the tests of TroveKit).
     package var extractionWorker: [String]?
+    /// The built-in embedder's products for indexing batches (`TROVE_EMBED_PRECISION`); nil is this CPU's best.
+    package var embedPrecision: EmbedPrecision?
     /// How the flat vector cache is read: `.map` except when `trove-bench cold` measures the others.
     package var vectorLoad = VectorLoadMode.map
 
@@ -56,7 +58,7 @@ public struct TroveConfiguration: Sendable {
                 provider: provider, indexed: indexed, ollamaDefault: choice.defaultOllamaModel)
         return try EmbedderFactory.make(
             provider: provider, model: model, client: ollama, modelFolder: modelFolder, threads: embedThreads,
-            openAI: openAI)
+            precision: embedPrecision, openAI: openAI)
     }
 }
 
@@ -81,6 +83,8 @@ extension TroveConfiguration {
 }
 
 /// How the flat vector cache file is brought in (a benchmark switch: `trove search --vector-load`).
+/// The built-in embedder's arithmetic for indexing batches: fp32, or bf16 where the CPU has AVX-512 BF16.
+package typealias EmbedPrecision = TroveMiniLM.Precision
 package typealias VectorLoadMode = VectorCache.LoadMode
 
 /// Which embedder a front end asks for. Only indexing and `embed` choose; search always uses the one the index

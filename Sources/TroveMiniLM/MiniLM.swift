@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Embeddings and norms stay in the memory-mapped safetensors file. A batch of a few tokens (a query) multiplies the
 /// file's own layer matrices in place (`trove_sgemm_nt_avx2`, or `_avx512` where the row loops are AVX-512); a larger one uses them transposed and with Q, K, V
-/// concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`). Sequences of a batch are
+/// concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`); on a CPU with AVX-512
+/// BF16 it multiplies a bf16 copy packed for `trove_bf16_gemm` instead (`Precision`, `ReducedWeights`). Sequences of a batch are
 /// packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
 /// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
 /// splits each product (and the heads) over the threads instead, its caller and partner threads that stay awake
@@ -56,6 +57,8 @@ import Synchronization
 
     /// Where the re-laid-out weights came from (mapped or made now if this model has not needed them yet).
     package var weightsLoad: WeightsLoad { weights.relaid().load }
+    /// Where the copy packed for `precision` (not fp32) came from (mapped or made now if not needed yet).
+    package func weightsLoad(_ precision: Precision) -> WeightsLoad { weights.reduced(precision).load }
     /// SHA-256 of `model.safetensors` (lowercase hex), as recorded in or for the weights cache; nil without one.
     package var modelSHA256: String? { weights.sha256 }
 
@@ -90,8 +93,8 @@ import Synchronization
             let blas = Result { try BLAS.load() }
             blasLoad.put(blas)
             guard case .success = blas else { return }
-            let cachePath = cachesWeights ? WeightsCache.path(folder: folder, kernel: BLASRuntime.kernel) : nil
-            weightsLoad.put(Result { try Weights(SafeTensors(path: folder + "/model.safetensors"), cachePath: cachePath) })
+            let cacheFolder = cachesWeights ? folder : nil
+            weightsLoad.put(Result { try Weights(SafeTensors(path: folder + "/model.safetensors"), cacheFolder: cacheFolder) })
         }
         try blasLoad.take().get()
         tokenizer = try tokenizerLoad.take().get()
@@ -104,17 +107,23 @@ import Synchronization
     /// Worker threads a run uses by default: one per online CPU.
     @usableFromInline package static var defaultThreads: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
-    /// One unit-length vector per text, in order; texts longer than the context are truncated.
-    package func embed(_ texts: [String], threads: Int = MiniLM.defaultThreads) -> [[Float]] {
+    /// One unit-length vector per text, in order; texts longer than the context are truncated. Batches longer than
+    /// `inPlaceTokens` multiply in `precision` (which this CPU must run).
+    package func embed(
+        _ texts: [String], threads: Int = MiniLM.defaultThreads, precision: Precision = .automatic
+    ) -> [[Float]] {
         // The tokenizer's ids are in the vocabulary and its sequences within the context: no check needed.
-        run(tokens: texts.map { tokenizer.encode($0, maxLength: Self.contextLength) }, threads: threads)
+        run(
+            tokens: texts.map { tokenizer.encode($0, maxLength: Self.contextLength) }, threads: threads,
+            precision: precision)
     }
 
     /// Embeds token ids that already carry `[CLS]`/`[SEP]`; each sequence must hold 1…`contextLength` ids, each
     /// below the vocabulary size, since the encoder indexes its weight tables with them.
-    package func embed(tokens: [[Int32]], threads: Int = MiniLM.defaultThreads, normalize: Bool = true) throws
-        -> [[Float]]
-    {
+    package func embed(
+        tokens: [[Int32]], threads: Int = MiniLM.defaultThreads, normalize: Bool = true,
+        precision: Precision = .automatic
+    ) throws -> [[Float]] {
         let vocabulary = tokenizer.vocabularySize
         for (index, sequence) in tokens.enumerated() {
             guard (1...Self.contextLength).contains(sequence.count) else {
@@ -127,11 +136,12 @@ import Synchronization
                     .badInput, "token sequence \(index) holds id \(bad), outside the vocabulary of \(vocabulary)")
             }
         }
-        return run(tokens: tokens, threads: threads, normalize: normalize)
+        return run(tokens: tokens, threads: threads, normalize: normalize, precision: precision)
     }
 
     /// `embed(tokens:)` without the checks, for ids that came from the tokenizer.
-    private func run(tokens: [[Int32]], threads: Int, normalize: Bool = true) -> [[Float]] {
+    private func run(tokens: [[Int32]], threads: Int, normalize: Bool = true, precision: Precision) -> [[Float]] {
+        precondition(precision.isSupported, "this CPU cannot run \(precision.rawValue) products")
         guard !tokens.isEmpty else { return [] }
         let workers = max(1, min(threads, tokens.count))
         // Fewer sequences than threads (a query): each worker splits its products over the threads left over.
@@ -156,7 +166,8 @@ import Synchronization
                         end += 1
                     }
                     let batch = Array(group[start..<end])
-                    let vectors = forward(batch.map { tokens[$0] }, normalize: normalize, lanes: lanes)
+                    let vectors = forward(
+                        batch.map { tokens[$0] }, normalize: normalize, lanes: lanes, precision: precision)
                     for (index, vector) in zip(batch, vectors) { results.set(index, vector) }
                     start = end
                 }
@@ -166,8 +177,9 @@ import Synchronization
     }
 
     /// Mean-pooled vectors of one packed batch, on the calling thread and `lanes - 1` more: every product's columns
-    /// and the attention heads are split between them.
-    func forward(_ batch: [[Int32]], normalize: Bool, lanes: Int = 1) -> [[Float]] {
+    /// and the attention heads are split between them. A batch too long for the in-place products multiplies in
+    /// `precision`.
+    func forward(_ batch: [[Int32]], normalize: Bool, lanes: Int = 1, precision: Precision = .fp32) -> [[Float]] {
         let d = Self.dimension
         let d3 = 3 * d
         let lengths = batch.map(\.count)
@@ -199,11 +211,19 @@ import Synchronization
 
         // 1/√32, times log₂e: the softmax then takes powers of 2, which are cheaper than e^x.
         let scale = 1.442_695_04 / Float(Self.headSize).squareRoot()
-        let copy = total <= Self.inPlaceTokens && CPU.hasAVX2 ? nil : weights.relaid()
+        let short = total <= Self.inPlaceTokens && CPU.hasAVX2
+        let reduced = short || precision == .fp32 ? nil : Reduced(weights.reduced(precision), precision, total: total)
+        let copy = short || reduced != nil ? nil : weights.relaid()
+        defer { reduced?.free() }
         for (index, layer) in weights.layers.enumerated() {
             let relaid = copy?.layers[index]
-            // Row t of qkv is [q_t | k_t | v_t]: with the copy, one product.
-            if let relaid {
+            let packed = reduced?.weights.layers[index]
+            // Row t of qkv is [q_t | k_t | v_t]: with a copy, one product.
+            if let reduced, let packed {
+                Kernels.fillRows(qkv.pointer, rows: total, with: weights.qkvBias(layer: index), width: d3)
+                product(h.pointer, rows: total, inner: d, reduced, packed.qkv, outer: d3, into: qkv.pointer,
+                    accumulate: true, lanes: lanes)
+            } else if let relaid {
                 Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
                 gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
             } else {
@@ -223,7 +243,7 @@ import Synchronization
                         let out = context.pointer + offset * d + head * Self.headSize
                         // A short batch (in place, so AVX2) multiplies its heads itself: OpenBLAS took ~5% of a
                         // query's CPU time setting up these 20×20×32 products.
-                        if copy == nil {
+                        if short {
                             trove_head_scores_avx2(
                                 Int32(n), Int32(Self.headSize), scale, qkv.pointer + column, qkv.pointer + column + d,
                                 Int32(d3), scores)
@@ -235,7 +255,7 @@ import Synchronization
                         }
                         Kernels.softmaxRows(scores, rows: n, columns: n, stride: n, inverseSums: inverseSums,
                             build: rowKernels)
-                        if copy == nil {
+                        if short {
                             trove_head_mix_avx2(
                                 Int32(n), Int32(Self.headSize), scores, qkv.pointer + column + 2 * d, Int32(d3), out,
                                 Int32(d))
@@ -251,8 +271,8 @@ import Synchronization
             }
             // Output projection, then bias + residual + norm in one pass.
             multiply(
-                context.pointer, rows: total, inner: d, layer.output, relaid?.output, outer: d, into: attention.pointer,
-                lanes: lanes)
+                context.pointer, rows: total, inner: d, layer.output, relaid?.output, (reduced, packed?.output),
+                outer: d, into: attention.pointer, lanes: lanes)
             Kernels.layerNorm(
                 attention.pointer, rows: total, bias: layer.output.bias, residual: h.pointer,
                 weight: layer.attentionNorm.weight, shift: layer.attentionNorm.bias, epsilon: Self.epsilon, build: rowKernels)
@@ -262,13 +282,13 @@ import Synchronization
                 let rows = min(Self.feedForwardRows, total - start)
                 let block = attention.pointer + start * d
                 multiply(
-                    block, rows: rows, inner: d, layer.intermediate, relaid?.intermediate, outer: Self.intermediate,
-                    into: middle.pointer, lanes: lanes)
+                    block, rows: rows, inner: d, layer.intermediate, relaid?.intermediate,
+                    (reduced, packed?.intermediate), outer: Self.intermediate, into: middle.pointer, lanes: lanes)
                 Kernels.biasGELU(middle.pointer, rows: rows, width: Self.intermediate, bias: layer.intermediate.bias, build: rowKernels)
                 let out = h.pointer + start * d
                 multiply(
-                    middle.pointer, rows: rows, inner: Self.intermediate, layer.feedForward, relaid?.feedForward, outer: d,
-                    into: out, lanes: lanes)
+                    middle.pointer, rows: rows, inner: Self.intermediate, layer.feedForward, relaid?.feedForward,
+                    (reduced, packed?.feedForward), outer: d, into: out, lanes: lanes)
                 Kernels.layerNorm(
                     out, rows: rows, bias: layer.feedForward.bias, residual: block, weight: layer.outputNorm.weight,
                     shift: layer.outputNorm.bias, epsilon: Self.epsilon, build: rowKernels)
@@ -297,13 +317,16 @@ import Synchronization
         return vectors
     }
 
-    /// `out = x · Wᵀ` for `file`, a matrix of the model file (`[outer, inner]`), through its re-laid-out `copy` when
-    /// there is one.
+    /// `out = x · Wᵀ` for `file`, a matrix of the model file (`[outer, inner]`), through its packed
+    /// reduced-precision copy or its re-laid-out `copy` when there is one.
     private func multiply(
-        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ file: Dense, _ copy: Dense?, outer: Int,
-        into out: UnsafeMutablePointer<Float>, lanes: Int
+        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ file: Dense, _ copy: Dense?,
+        _ packed: (Reduced?, UnsafeRawPointer?), outer: Int, into out: UnsafeMutablePointer<Float>, lanes: Int
     ) {
-        if let copy {
+        if let reduced = packed.0, let matrix = packed.1 {
+            product(
+                x, rows: rows, inner: inner, reduced, matrix, outer: outer, into: out, accumulate: false, lanes: lanes)
+        } else if let copy {
             gemm(x, rows: rows, inner: inner, copy.weight, outer: outer, into: out, beta: 0, lanes: lanes)
         } else {
             inPlace(x, rows: rows, inner: inner, [(file.weight, nil, out)], outer: outer, stride: outer, lanes: lanes)
@@ -328,6 +351,32 @@ import Synchronization
                 product(
                     Int32(rows), Int32(count), Int32(inner), x, Int32(inner), weight + first * inner, Int32(inner),
                     bias.map { $0 + first }, 0, out + first, Int32(stride))
+            }
+        }
+    }
+
+    /// `out = x · Wᵀ` (`+=` with `accumulate`) in reduced precision: x converted once (on this thread), then each
+    /// lane multiplies its own whole panels of the packed W. Rows of `out` are `outer` apart.
+    private func product(
+        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ matrix: UnsafeRawPointer, outer: Int,
+        into out: UnsafeMutablePointer<Float>, accumulate: Bool, lanes: Int
+    ) {
+        switch reduced.precision {
+        case .fp32: preconditionFailure("fp32 products run through OpenBLAS")
+        case .bf16:
+            let a = reduced.scratch.assumingMemoryBound(to: UInt16.self)
+            trove_bf16_rows(Int32(rows), Int32(inner), x, Int32(inner), a)
+            let width = Int(TROVE_BF16_PANEL)
+            let share = ((outer + width - 1) / width + lanes - 1) / lanes
+            let panelValues = trove_bf16_packed_count(Int32(width), Int32(inner))
+            split(lanes) { lane in
+                let first = lane * share * width
+                let count = min(share * width, outer - first)
+                guard count > 0 else { return }
+                trove_bf16_gemm(
+                    Int32(rows), Int32(count), Int32(inner), a,
+                    matrix.assumingMemoryBound(to: UInt16.self) + lane * share * panelValues, accumulate ? 1 : 0,
+                    out + first, Int32(outer))
             }
         }
     }
@@ -380,6 +429,25 @@ private final class Slot<Value: Sendable>: Sendable {
 private struct LanesBody: @unchecked Sendable {
     // @unchecked: the lanes write disjoint columns and heads of buffers that outlive the `concurrentPerform` call.
     let run: (Int) -> Void
+}
+
+/// A forward pass's reduced-precision state: the packed weights and room for one product's converted rows.
+private struct Reduced: @unchecked Sendable {
+    // @unchecked: `scratch` is written on the calling thread before a product's lanes start, then only read.
+    let weights: ReducedWeights
+    let precision: Precision
+    let scratch: UnsafeMutableRawPointer
+
+    /// Room for the largest product's rows of a batch of `total` tokens: all of them × 384, or a feed-forward block
+    /// × 1536 (bf16: two bytes each).
+    init(_ weights: ReducedWeights, _ precision: Precision, total: Int) {
+        self.weights = weights
+        self.precision = precision
+        let values = max(total * MiniLM.dimension, MiniLM.feedForwardRows * MiniLM.intermediate)
+        scratch = .allocate(byteCount: 2 * values, alignment: 64)
+    }
+
+    func free() { scratch.deallocate() }
 }
 
 /// Scratch memory of one forward pass.

@@ -58,9 +58,15 @@ final class Weights: @unchecked Sendable {
     /// The model file's SHA-256 (lowercase hex), when a cache was read or written.
     let sha256: String?
 
+    private let cacheFolder: String?
     private let cachePath: String?
     private let key: WeightsCache.Key
     private let made: Mutex<Relaid?>
+    /// Each layer's Q, K and V biases side by side (1152 floats a layer), for the reduced-precision products, whose
+    /// copies hold weights only.
+    private let qkvBiases: OwnedFloats
+    /// The reduced-precision copies made or mapped so far.
+    private let reducedCopies = Mutex<[Precision: ReducedWeights]>([:])
 
     /// The word embeddings: one row per vocabulary entry.
     static let wordTable = "embeddings.word_embeddings.weight"
@@ -69,10 +75,12 @@ final class Weights: @unchecked Sendable {
     static let floatsPerLayer = 3 * MiniLM.dimension * MiniLM.dimension + 3 * MiniLM.dimension
         + MiniLM.dimension * MiniLM.dimension + 2 * MiniLM.dimension * MiniLM.intermediate
 
-    /// Reads and checks `file`'s tensors. With `cachePath`, the copy is mapped from there later, or written there
-    /// (now, when the file there does not check out).
-    init(_ file: SafeTensors, cachePath: String?) throws {
+    /// Reads and checks `file`'s tensors. With `cacheFolder`, the copies are mapped from files there later, or
+    /// written there (the fp32 one now, when its file does not check out).
+    init(_ file: SafeTensors, cacheFolder: String?) throws {
         self.file = file
+        self.cacheFolder = cacheFolder
+        let cachePath = cacheFolder.map { WeightsCache.path(folder: $0, kernel: BLASRuntime.kernel) }
         self.cachePath = cachePath
         let d = MiniLM.dimension
         let f = MiniLM.intermediate
@@ -95,6 +103,13 @@ final class Weights: @unchecked Sendable {
                 feedForward: try dense(p + "output.dense", [d, f]),
                 attentionNorm: try dense(p + "attention.output.LayerNorm", [d]),
                 outputNorm: try dense(p + "output.LayerNorm", [d]))
+        }
+        let d3 = 3 * d
+        qkvBiases = OwnedFloats(count: MiniLM.layerCount * d3)
+        for (i, layer) in layers.enumerated() {
+            for (part, dense) in [layer.query, layer.key, layer.value].enumerated() {
+                (qkvBiases.pointer + i * d3 + part * d).update(from: dense.bias, count: d)
+            }
         }
         key = WeightsCache.Key(
             kernel: BLASRuntime.kernel, source: file.identity, floatCount: Self.floatsPerLayer * MiniLM.layerCount)
@@ -121,6 +136,36 @@ final class Weights: @unchecked Sendable {
             }
             made = relaid
             return relaid
+        }
+    }
+
+    /// Layer `layer`'s Q, K and V biases side by side.
+    func qkvBias(layer: Int) -> UnsafePointer<Float> { UnsafePointer(qkvBiases.pointer + layer * 3 * MiniLM.dimension) }
+
+    /// The copy packed for `precision` (not fp32), mapped from its cache file or made now (and written there).
+    func reduced(_ precision: Precision) -> ReducedWeights {
+        reducedCopies.withLock { copies in
+            if let copy = copies[precision] { return copy }
+            let key = ReducedWeights.key(precision, source: file.identity)
+            let path = cacheFolder.map { WeightsCache.path(folder: $0, kernel: key.kernel) }
+            let copy: ReducedWeights
+            if let path, let cached = WeightsCache.map(path, key: key) {
+                copy = ReducedWeights(
+                    precision, storage: cached.floats, base: UnsafeRawPointer(cached.floats.floats), load: .mapped)
+            } else {
+                let owned = OwnedFloats(count: key.floatCount)
+                ReducedWeights.pack(precision, layers, into: UnsafeMutableRawPointer(owned.pointer))
+                // The header records the model's hash: known from the fp32 cache (or made when the model loaded).
+                var written = false
+                if let path, let sha256 {
+                    let floats = UnsafeBufferPointer(start: owned.pointer, count: key.floatCount)
+                    written = WeightsCache.write(floats, key: key, sha256: sha256, to: path)
+                }
+                let load: MiniLM.WeightsLoad = written ? .rebuilt : .inMemory
+                copy = ReducedWeights(precision, storage: owned, base: UnsafeRawPointer(owned.pointer), load: load)
+            }
+            copies[precision] = copy
+            return copy
         }
     }
 

@@ -26,13 +26,25 @@ enum EmbedBenchmark {
         "--row-loops", value: "BUILD", .choice(builds.map { Option.Choice($0.word, $0.build.rawValue) }),
         help: "another build of the row loops than the widest this CPU runs, to measure what the wide ones gain")
 
+    static let idsOut = Option(
+        "--ids-out", value: "FILE", .text,
+        help: "write the chunks' token ids (JSON, one array per chunk) and stop: the same chunks for another encoder")
+    static let precisions = Option(
+        "--precision", value: "LIST", .text,
+        help: "products of the chunk batches, compared side by side: fp32, bf16, auto (this CPU's default)",
+        default: "fp32,auto")
+
     /// The builds of the row loops, by the word --row-loops takes.
     static let builds: [(word: String, build: Kernels.Build)] = [("baseline", .baseline), ("avx2", .avx2), ("avx512", .avx512)]
 
     static let spec = CommandSpec(
         name: "embed", abstract: "built-in MiniLM: chunks/s, query latency, share of the sgemm ceiling",
         usage: "trove-bench embed [options]",
-        groups: [OptionGroup("Options", [dataset, n, tokens, batch, threads, repeats, modelFolder, compare, rowLoops])])
+        groups: [
+            OptionGroup(
+                "Options",
+                [dataset, n, tokens, batch, threads, repeats, modelFolder, compare, rowLoops, precisions, idsOut])
+        ])
 
     static func main(_ arguments: Arguments) async throws -> Int32 {
         try run(arguments)
@@ -56,61 +68,99 @@ enum EmbedBenchmark {
             guard build.isSupported else { throw UsageError("--row-loops \(word): this CPU cannot run that build") }
             rowLoops = build
         }
+        let precisions = try parsePrecisions(arguments.value(Self.precisions) ?? "fp32,auto")
         let model = try MiniLM(folder: folder, rowKernels: rowLoops)
-        if let compare { return try compareVectors(model, reference: compare) }
-        try printLoadTimes(folder: folder)
-
+        if let compare { return try compareVectors(model, reference: compare, precisions: precisions) }
         let chunks = try makeChunks(model.tokenizer, dataset: dataset, count: count, tokens: tokens)
         let ids = chunks.map { model.tokenizer.encode($0) }
+        if let path = arguments.value(Self.idsOut) {
+            let rows = ids.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }
+            let json = "[" + rows.joined(separator: ",\n") + "]\n"
+            try json.write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        try printLoadTimes(folder: folder)
         let meanTokens = Double(ids.map(\.count).reduce(0, +)) / Double(ids.count)
         let flopsPerChunk = ids.map(flops).reduce(0, +) / Double(ids.count)
         print(
             "\(chunks.count) chunks of \(dataset), mean \(String(format: "%.0f", meanTokens)) tokens "
                 + "(\(String(format: "%.1f", flopsPerChunk / meanTokens / 1e6)) MFLOP/token); "
                 + "OpenBLAS kernel \(BLASRuntime.kernel); row loops \(model.rowKernels.rawValue); load average \(loadAverage())")
-        _ = try model.embed(tokens: Array(ids.prefix(4)), threads: 1)  // warm-up: page in the weights
+        // Warm-up: page in the weights, and make or map each packed copy.
+        for precision in precisions {
+            _ = try model.embed(tokens: Array(ids.prefix(4)), threads: 1, precision: precision)
+        }
         for threads in threadCounts {
-            // Ceiling and throughput alternate `repeats` times and the best of each counts: other processes on the
-            // machine only ever slow a run down, so the best run is the closest to what the code itself does.
-            var ceilings: [Double] = []
-            var cpuCeilings: [Double] = []
-            var rates: [Double] = []
-            var cpuRates: [Double] = []
-            for _ in 0..<repeats {
-                let probe = BLASProbe.ceiling(threads: threads)
-                ceilings.append(probe.wall)
-                cpuCeilings.append(probe.cpu)
+            try measure(
+                model, ids: ids, threads: threads, precisions: precisions, batch: batch, repeats: repeats,
+                flopsPerChunk: flopsPerChunk)
+        }
+    }
+
+    /// One line per precision at `threads` threads; the precisions and the sgemm ceiling take turns `repeats` times.
+    static func measure(
+        _ model: MiniLM, ids: [[Int32]], threads: Int, precisions: [Precision], batch: Int, repeats: Int,
+        flopsPerChunk: Double
+    ) throws {
+        // Ceiling and throughput alternate `repeats` times and the best of each counts: other processes on the
+        // machine only ever slow a run down, so the best run is the closest to what the code itself does.
+        var ceilings: [Double] = []
+        var cpuCeilings: [Double] = []
+        var rates = [[Double]](repeating: [], count: precisions.count)
+        var cpuRates = [[Double]](repeating: [], count: precisions.count)
+        for _ in 0..<repeats {
+            let probe = BLASProbe.ceiling(threads: threads)
+            ceilings.append(probe.wall)
+            cpuCeilings.append(probe.cpu)
+            for (slot, precision) in precisions.enumerated() {
                 let start = now()
                 let cpuStart = cpuTime()
                 var done = 0
                 while done < ids.count {
                     let end = min(ids.count, done + batch)
-                    _ = try model.embed(tokens: Array(ids[done..<end]), threads: threads)
+                    _ = try model.embed(tokens: Array(ids[done..<end]), threads: threads, precision: precision)
                     done = end
                 }
-                rates.append(Double(ids.count) / (now() - start))
-                cpuRates.append(Double(ids.count) / (cpuTime() - cpuStart) * Double(threads))
+                rates[slot].append(Double(ids.count) / (now() - start))
+                cpuRates[slot].append(Double(ids.count) / (cpuTime() - cpuStart) * Double(threads))
             }
-            let ceiling = ceilings.max()!
+        }
+        var latencies: [Double] = []
+        for _ in 0..<15 {
+            let t = now()
+            _ = model.embed(["how does the boundary layer behave behind a swept wing?"], threads: threads)
+            latencies.append(now() - t)
+        }
+        latencies.sort()
+        let ceiling = ceilings.max()!
+        for (slot, precision) in precisions.enumerated() {
+            let rates = rates[slot], cpuRates = cpuRates[slot]
             let rate = rates.max()!
             let medianRate = rates.sorted()[rates.count / 2]
             let cpuRate = cpuRates.max()!
             let cpuShare = 100 * cpuRate * flopsPerChunk / 1e9 / cpuCeilings.max()!
             let gflops = rate * flopsPerChunk / 1e9
-            var latencies: [Double] = []
-            for _ in 0..<15 {
-                let t = now()
-                _ = model.embed(["how does the boundary layer behave behind a swept wing?"], threads: threads)
-                latencies.append(now() - t)
-            }
-            latencies.sort()
             print(
-                "threads \(threads): \(String(format: "%.1f", rate)) chunks/s (best of \(repeats), median "
+                "\(precision.rawValue), threads \(threads): \(String(format: "%.1f", rate)) chunks/s (best of \(repeats), median "
                     + "\(String(format: "%.1f", medianRate)); \(String(format: "%.1f", cpuRate)) per \(threads) CPU-seconds = \(String(format: "%.0f", cpuShare))% of the ceiling in CPU time), "
                     + "\(String(format: "%.1f", gflops)) GFLOP/s = \(String(format: "%.0f", 100 * gflops / ceiling))% "
                     + "of the sgemm ceiling \(String(format: "%.1f", ceiling)) GFLOP/s (best of \(repeats)); "
                     + "query latency p50 \(String(format: "%.1f", latencies[7] * 1000)) ms, "
                     + "min \(String(format: "%.1f", latencies[0] * 1000)) ms; load average \(loadAverage())")
+        }
+    }
+
+    /// `--precision`'s list: each of fp32, bf16 or auto (this CPU's default), which this CPU must run.
+    static func parsePrecisions(_ list: String) throws -> [Precision] {
+        try list.split(separator: ",").map { word in
+            let word = word.trimmingCharacters(in: .whitespaces)
+            guard let precision = word == "auto" ? Precision.automatic : Precision(rawValue: word) else {
+                throw UsageError("--precision \(word): give fp32, bf16 or auto, e.g. --precision fp32,bf16")
+            }
+            guard precision.isSupported else {
+                throw UsageError("--precision \(word): this CPU lacks the instructions — use fp32")
+            }
+            return precision
         }
     }
 
@@ -172,13 +222,14 @@ enum EmbedBenchmark {
         return chunks
     }
 
-    static func compareVectors(_ model: MiniLM, reference path: String) throws {
+    static func compareVectors(_ model: MiniLM, reference path: String, precisions: [Precision]) throws {
         struct Item: Decodable {
             var text: String
             var vector: [Float]
         }
         let items = try JSONDecoder().decode([Item].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        let vectors = model.embed(items.map(\.text))
+        for precision in precisions {
+        let vectors = model.embed(items.map(\.text), precision: precision)
         var cosines: [Double] = []
         for (item, vector) in zip(items, vectors) {
             var dot = 0.0
@@ -188,9 +239,10 @@ enum EmbedBenchmark {
         cosines.sort()
         let mean = cosines.reduce(0, +) / Double(max(cosines.count, 1))
         print(
-            "\(cosines.count) vectors vs \(path): cosine min \(String(format: "%.6f", cosines.first ?? 0)), "
+            "\(precision.rawValue): \(cosines.count) vectors vs \(path): cosine min \(String(format: "%.6f", cosines.first ?? 0)), "
                 + "median \(String(format: "%.6f", cosines[cosines.count / 2])), mean \(String(format: "%.6f", mean)); "
                 + "below 0.999: \(cosines.filter { $0 < 0.999 }.count)")
+        }
     }
 
     static func now() -> Double {

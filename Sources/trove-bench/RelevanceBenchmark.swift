@@ -3,6 +3,7 @@ import Foundation
 import TroveArguments
 import Ollama
 import TroveKit
+import TroveMiniLM
 import TroveSearch
 import TroveStore
 
@@ -26,6 +27,13 @@ enum RelevanceBenchmark {
             + "--index and --dataset")
     static let indexes = Option(
         "--indexes", value: "DIR", .folder, help: "where --suite keeps one index per set", default: "Indexes")
+    static let precision = Option(
+        "--precision", value: "P", .choice([
+            Option.Choice("fp32", "fp32 products"), Option.Choice("bf16", "bf16 products (AVX-512 BF16)"),
+            Option.Choice("auto", "this CPU's default"),
+        ]),
+        help: "with --suite: the built-in embedder's products when indexing (give each its own --indexes)",
+        default: "auto")
     static let sweep = Option(
         "--sweep", help: "with --suite: BM25 and fusion variants too, scored in memory from candidates fetched once")
 
@@ -45,14 +53,20 @@ enum RelevanceBenchmark {
             Recall@100, MRR@10. Prints a Markdown table to stdout.
             """,
         groups: [
-            OptionGroup("Suite", [suite, indexes, sweep]),
+            OptionGroup("Suite", [suite, indexes, precision, sweep]),
             OptionGroup("One set", [index, dataset, ollama, constants, depths, keywordWeights]),
         ])
 
     static func main(_ arguments: Arguments) async throws -> Int32 {
         if let suite = arguments.value(Self.suite) {
+            let word = arguments.value(Self.precision) ?? "auto"
+            let precision = word == "auto" ? Precision.automatic : Precision(rawValue: word) ?? .fp32
+            guard precision.isSupported else {
+                throw UsageError("--precision \(word): this CPU lacks the instructions — use fp32")
+            }
             try await RelevanceSuite.run(
-                suite: suite, indexes: arguments.value(Self.indexes) ?? "Indexes", sweep: arguments.flag(Self.sweep))
+                suite: suite, indexes: arguments.value(Self.indexes) ?? "Indexes", precision: precision,
+                sweep: arguments.flag(Self.sweep))
             return 0
         }
         guard let index = arguments.value(Self.index), let dataset = arguments.value(Self.dataset) else {

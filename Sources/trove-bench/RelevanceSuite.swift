@@ -42,12 +42,13 @@ enum RelevanceSuite {
     /// The hybrid nDCG@10 the guard set must keep.
     static let guardFloor = 0.85
 
-    static func run(suite: String, indexes: String, sweep: Bool) async throws {
+    static func run(suite: String, indexes: String, precision: Precision, sweep: Bool) async throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: suite).sorted()
             .filter { FileManager.default.fileExists(atPath: "\(suite)/\($0)/qrels.tsv") }
         guard !names.isEmpty else { throw BenchError("no labelled sets (folders with qrels.tsv) under \(suite)") }
         let references = referenceTable(readme: suite + "/README.md")
-        let embedder = BuiltinEmbedder(folder: ModelFolder.resolve(environment: ProcessInfo.processInfo.environment))
+        var embedder = BuiltinEmbedder(folder: ModelFolder.resolve(environment: ProcessInfo.processInfo.environment))
+        embedder.precision = precision
         var opened: [OpenedSet] = []
         let started = Date()
         for name in names {

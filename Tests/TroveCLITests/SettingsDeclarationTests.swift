@@ -64,6 +64,15 @@ struct SettingsDeclarationTests {
                 "Error: TROVE_EMBED_THREADS 'abc' is not a number of threads — give a whole number, e.g. 4, or unset it "
                     + "for one per CPU\n"))
     }
+
+    @Test("a bad TROVE_EMBED_PRECISION is an error naming it and the choices")
+    func badPrecision() async throws {
+        let run = await trove(
+            ["embed", "--provider", "builtin", "hi"], index: "/nowhere/i.sqlite",
+            environment: ["TROVE_EMBED_PRECISION": "fp8"])
+        #expect(run.status == 64)
+        #expect(run.error.hasPrefix("Error: TROVE_EMBED_PRECISION 'fp8' is not a precision — give fp32, bf16 or auto\n"))
+    }
 }
 
 @Suite("the indexing options are declared once for every command that indexes")

@@ -26,3 +26,26 @@ func cosine(_ a: [Float], _ b: [Float]) -> Double {
     }
     return dot / (na.squareRoot() * nb.squareRoot())
 }
+
+/// The first 200 cranfield chunks and their vectors from before the weights cache (ac5beaf).
+struct CranfieldFixture: Decodable {
+    struct Chunk: Decodable {
+        var text: String
+        var vector: String
+    }
+    var chunks: [Chunk]
+
+    static func load() throws -> (texts: [String], vectors: [[Float]]) {
+        let fixture = try JSONDecoder().decode(CranfieldFixture.self, from: fixture("cranfield-200.json"))
+        let vectors = try fixture.chunks.map { chunk in
+            let data = try #require(Data(base64Encoded: chunk.vector))
+            try #require(data.count == 384 * 4)
+            return data.withUnsafeBytes { raw in
+                (0..<384).map {
+                    Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self)))
+                }
+            }
+        }
+        return (fixture.chunks.map(\.text), vectors)
+    }
+}

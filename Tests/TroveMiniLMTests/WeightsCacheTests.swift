@@ -35,29 +35,6 @@ private func cachePath(_ folder: TemporaryDirectory) -> String {
     WeightsCache.path(folder: folder.path, kernel: BLASRuntime.kernel)
 }
 
-/// The first 200 cranfield chunks and their vectors from before the weights cache (ac5beaf).
-private struct CranfieldFixture: Decodable {
-    struct Chunk: Decodable {
-        var text: String
-        var vector: String
-    }
-    var chunks: [Chunk]
-
-    static func load() throws -> (texts: [String], vectors: [[Float]]) {
-        let fixture = try JSONDecoder().decode(CranfieldFixture.self, from: fixture("cranfield-200.json"))
-        let vectors = try fixture.chunks.map { chunk in
-            let data = try #require(Data(base64Encoded: chunk.vector))
-            try #require(data.count == 384 * 4)
-            return data.withUnsafeBytes { raw in
-                (0..<384).map {
-                    Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self)))
-                }
-            }
-        }
-        return (fixture.chunks.map(\.text), vectors)
-    }
-}
-
 /// Flips one byte of `path` at `offset` (from the end when negative).
 private func damage(_ path: String, at offset: Int) throws {
     let handle = try #require(FileHandle(forUpdatingAtPath: path))
@@ -80,14 +57,14 @@ struct WeightsCacheTests {
         let model = try MiniLM(folder: folder.path)
         #expect(model.weightsLoad == .mapped)
         // Two workers, as `trove embed` ran when the fixture was made: the same sequences share a batch.
-        let vectors = model.embed(texts, threads: 2)
+        let vectors = model.embed(texts, threads: 2, precision: .fp32)
         let worst = zip(vectors, expected).map { cosine($0, $1) }.min() ?? 0
         #expect(worst >= 0.999_999, "lowest cosine \(worst)")
         // Re-laid out in memory instead: the very same floats.
         let inMemory = try MiniLM(folder: folder.path, cachesWeights: false)
         #expect(inMemory.weightsLoad == .inMemory)
         let few = Array(texts.prefix(8))
-        #expect(inMemory.embed(few, threads: 2) == model.embed(few, threads: 2))
+        #expect(inMemory.embed(few, threads: 2, precision: .fp32) == model.embed(few, threads: 2, precision: .fp32))
     }
 
     @Test("the first load writes a 0600 cache with the model's SHA-256; later loads map it")
@@ -173,6 +150,82 @@ struct WeightsCacheTests {
         #expect(model.embed(["x"], threads: 1)[0].count == 384)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tmp.") }
         #expect(leftovers.isEmpty)
+    }
+}
+
+/// The packed bf16 copy's cache file follows the fp32 copy's rules: written once, then mapped; rebuilt when damaged
+/// or stale; in memory where the folder cannot be written.
+@Suite(
+    "bf16 weights cache beside the model", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason),
+    .enabled(if: CPU.hasAVX512BF16, "this CPU has no AVX-512 BF16"), .offCooperativePool)
+struct ReducedWeightsCacheTests {
+    static let key = ReducedWeights.key(.bf16, source: FileIdentity())
+    static let texts = [String(repeating: "the boundary layer of a swept wing ", count: 12), "rotate the api key"]
+
+    static func path(_ folder: TemporaryDirectory) -> String {
+        WeightsCache.path(folder: folder.path, kernel: key.kernel)
+    }
+
+    @Test("the first bf16 batch writes a 0600 file of 21 MB beside the model; later loads map it")
+    func writtenThenMapped() throws {
+        let folder = try linkedModelFolder()
+        let first = try MiniLM(folder: folder.path)
+        #expect(first.weightsLoad(.bf16) == .rebuilt)
+        let attributes = try FileManager.default.attributesOfItem(atPath: Self.path(folder))
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        #expect(attributes[.size] as? Int == WeightsCache.headerSize + 2 * 10_616_832)
+        let second = try MiniLM(folder: folder.path)
+        #expect(second.weightsLoad(.bf16) == .mapped)
+        let expected = first.embed(Self.texts, threads: 1, precision: .bf16)
+        #expect(second.embed(Self.texts, threads: 1, precision: .bf16) == expected)
+    }
+
+    @Test(
+        "a damaged bf16 cache is never used: it is rebuilt and the vectors stay right",
+        arguments: WeightsCacheTests.Damage.allCases)
+    func damagedIsRebuilt(_ kind: WeightsCacheTests.Damage) throws {
+        let folder = try linkedModelFolder()
+        let reference = try MiniLM(folder: folder.path)
+        let expected = reference.embed(Self.texts, threads: 1, precision: .bf16)
+        let path = Self.path(folder)
+        switch kind {
+        case .payloadByte: try damage(path, at: WeightsCache.headerSize + 4 * 1_000_003)
+        case .lastByte: try damage(path, at: -1)
+        case .magic: try damage(path, at: 0)
+        case .kernel: try damage(path, at: 16)
+        case .layoutVersion: try damage(path, at: 8)
+        case .recordedSize: try damage(path, at: 8 * 16)
+        case .truncated: #expect(truncate(path, off_t(WeightsCache.headerSize + 1000)) == 0)
+        case .extended:
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data([0]))
+            try handle.close()
+        case .empty: #expect(truncate(path, 0) == 0)
+        }
+        let reloaded = try MiniLM(folder: folder.path)
+        #expect(reloaded.weightsLoad(.bf16) == .rebuilt)
+        #expect(reloaded.embed(Self.texts, threads: 1, precision: .bf16) == expected)
+        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .mapped)
+    }
+
+    @Test("a model file changed since the bf16 cache was built makes it stale: rebuilt")
+    func staleAfterTheModelChanges() throws {
+        let folder = try linkedModelFolder(copySafetensors: true)
+        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .rebuilt)
+        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .mapped)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: folder.path + "/model.safetensors")
+        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .rebuilt)
+    }
+
+    @Test("where the bf16 cache cannot be written, the weights are packed in memory")
+    func unwritable() throws {
+        let folder = try linkedModelFolder()
+        try FileManager.default.createDirectory(atPath: Self.path(folder), withIntermediateDirectories: false)
+        let model = try MiniLM(folder: folder.path)
+        #expect(model.weightsLoad(.bf16) == .inMemory)
+        #expect(model.embed(Self.texts, threads: 1, precision: .bf16)[0].count == 384)
     }
 }
 

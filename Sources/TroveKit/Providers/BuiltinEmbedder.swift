@@ -15,6 +15,9 @@ public struct BuiltinEmbedder: Embedder {
     public let folder: String
     /// Worker threads per batch (each runs single-threaded BLAS).
     public var threads: Int
+    /// The products of batches longer than a query (indexing): by default the fastest this CPU runs whose ranking
+    /// matched fp32's (`Precision.automatic`).
+    package var precision = Precision.automatic
     private let loader: Loader
 
     /// An embedder for the model in `folder`; the files are read on first use, so an index mismatch is reported
@@ -37,10 +40,11 @@ public struct BuiltinEmbedder: Embedder {
         guard !texts.isEmpty else { return [] }
         let encoder = try encoder()
         let threads = threads
+        let precision = precision
         // Seconds of BLAS work must not hold a thread of the cooperative pool.
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: encoder.embed(texts, threads: threads))
+                continuation.resume(returning: encoder.embed(texts, threads: threads, precision: precision))
             }
         }
     }

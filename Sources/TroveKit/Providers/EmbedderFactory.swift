@@ -29,7 +29,7 @@ package enum EmbedderFactory {
     /// Makes the embedder; `builtin` only runs `all-minilm-l6-v2` and needs its files in `modelFolder`.
     package static func make(
         provider: Provider, model: String, client: OllamaClient, modelFolder: String, threads: Int? = nil,
-        openAI: OpenAIClient? = nil
+        precision: Precision? = nil, openAI: OpenAIClient? = nil
     ) throws -> any Embedder {
         switch provider {
         case .builtin:
@@ -39,7 +39,9 @@ package enum EmbedderFactory {
                     "the builtin embedder runs only \(BuiltinEmbedder.modelName), not '\(model)' — "
                         + "use --embedder \(Provider.ollama) --model \(model)")
             }
-            return BuiltinEmbedder(folder: modelFolder, threads: threads ?? MiniLM.defaultThreads)
+            var embedder = BuiltinEmbedder(folder: modelFolder, threads: threads ?? MiniLM.defaultThreads)
+            embedder.precision = precision ?? .automatic
+            return embedder
         case .ollama:
             return OllamaEmbedder(client: client, model: model)
         case .openai:

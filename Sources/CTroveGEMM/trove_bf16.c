@@ -1,0 +1,130 @@
+#include "trove_bf16.h"
+
+#include <string.h>
+
+static int even(int k) { return (k + 1) & ~1; }
+
+size_t trove_bf16_packed_count(int n, int k) {
+    size_t panels = (size_t)(n + TROVE_BF16_PANEL - 1) / TROVE_BF16_PANEL;
+    return panels * TROVE_BF16_PANEL * (size_t)even(k);
+}
+
+uint16_t trove_bf16_round(float value) {
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    // A NaN keeps its sign and stays a NaN (a quiet one), which rounding could otherwise carry into infinity.
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40);
+    bits += 0x7fffu + ((bits >> 16) & 1);
+    return (uint16_t)(bits >> 16);
+}
+
+void trove_bf16_pack(int n, int k, const float *w, int ldw, uint16_t *packed) {
+    int kp = even(k);
+    int panels = (n + TROVE_BF16_PANEL - 1) / TROVE_BF16_PANEL;
+    for (int panel = 0; panel < panels; panel++) {
+        uint16_t *out = packed + (size_t)panel * TROVE_BF16_PANEL * kp;
+        for (int pair = 0; pair < kp / 2; pair++)
+            for (int column = 0; column < TROVE_BF16_PANEL; column++)
+                for (int half = 0; half < 2; half++) {
+                    int j = panel * TROVE_BF16_PANEL + column, p = 2 * pair + half;
+                    *out++ = j < n && p < k ? trove_bf16_round(w[(size_t)j * ldw + p]) : 0;
+                }
+    }
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+
+BF16 void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out) {
+    int kp = even(k);
+    for (int r = 0; r < m; r++) {
+        const float *row = a + (size_t)r * lda;
+        uint16_t *to = out + (size_t)r * kp;
+        for (int p = 0; p < kp; p += 16) {
+            int have = k - p < 16 ? k - p : 16, room = kp - p < 16 ? kp - p : 16;
+            __m512 x = _mm512_maskz_loadu_ps((__mmask16)((1u << have) - 1), row + p);
+            __m256i y = (__m256i)_mm512_cvtneps_pbh(x);
+            _mm256_mask_storeu_epi16(to + p, (__mmask16)((1u << room) - 1), y);
+        }
+    }
+}
+
+/// R rows of A (pairs at a, row stride kp) against one packed panel (`pairs` deep) into C's columns 0..<columns.
+static BF16 inline __attribute__((always_inline)) void tile(int R, int pairs, const uint16_t *a, int kp,
+                                                             const uint16_t *panel, int columns, int accumulate,
+                                                             float *c, int ldc) {
+    __m512 acc[6][4];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_ps();
+    for (int q = 0; q < pairs; q++) {
+        const uint16_t *b = panel + (size_t)q * 2 * TROVE_BF16_PANEL;
+        __m512bh w[4];
+        for (int v = 0; v < 4; v++) w[v] = (__m512bh)_mm512_loadu_si512(b + 32 * v);
+        for (int r = 0; r < R; r++) {
+            int32_t pair;
+            memcpy(&pair, a + (size_t)r * kp + 2 * q, sizeof pair);
+            __m512bh x = (__m512bh)_mm512_set1_epi32(pair);
+            for (int v = 0; v < 4; v++) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], x, w[v]);
+        }
+    }
+    for (int v = 0; v < 4; v++) {
+        int left = columns - 16 * v;
+        if (left <= 0) break;
+        __mmask16 mask = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+        for (int r = 0; r < R; r++) {
+            float *out = c + (size_t)r * ldc + 16 * v;
+            __m512 sum = acc[r][v];
+            if (accumulate) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, out));
+            _mm512_mask_storeu_ps(out, mask, sum);
+        }
+    }
+}
+
+#define TILE(R)                                                                                                       \
+    static BF16 void tile_##R(int pairs, const uint16_t *a, int kp, const uint16_t *panel, int columns,             \
+                              int accumulate, float *c, int ldc) {                                                    \
+        tile(R, pairs, a, kp, panel, columns, accumulate, c, ldc);                                                    \
+    }
+TILE(1)
+TILE(2)
+TILE(3)
+TILE(4)
+TILE(5)
+TILE(6)
+
+BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
+                          int ldc) {
+    static void (*const tiles[7])(int, const uint16_t *, int, const uint16_t *, int, int, float *, int) = {
+        0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
+    int kp = even(k);
+    int panels = (n + TROVE_BF16_PANEL - 1) / TROVE_BF16_PANEL;
+    size_t panelSize = (size_t)TROVE_BF16_PANEL * kp;
+    // Panels per group: about 192 KB of W, which stays in L2 while every row of A goes past it.
+    int group = (192 * 1024) / (int)(panelSize * 2);
+    if (group < 1) group = 1;
+    for (int first = 0; first < panels; first += group) {
+        int last = first + group < panels ? first + group : panels;
+        for (int i = 0; i < m; i += 6) {
+            int rows = m - i < 6 ? m - i : 6;
+            for (int panel = first; panel < last; panel++) {
+                int columns = n - panel * TROVE_BF16_PANEL;
+                if (columns > TROVE_BF16_PANEL) columns = TROVE_BF16_PANEL;
+                tiles[rows](kp / 2, a + (size_t)i * kp, kp, packed + panel * panelSize, columns, accumulate,
+                            c + (size_t)i * ldc + panel * TROVE_BF16_PANEL, ldc);
+            }
+        }
+    }
+}
+
+#else
+
+// Other architectures never call these (the caller checks the CPU); they exist so that the package links.
+void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out) { __builtin_trap(); }
+void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
+                     int ldc) {
+    __builtin_trap();
+}
+
+#endif

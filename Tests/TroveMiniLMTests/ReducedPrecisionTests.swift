@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TroveBLAS
+
+@testable import TroveMiniLM
+import TroveTestTraits
+
+/// What a reduced precision changes in the vectors: within the bounds for long batches, nothing for a query.
+@Suite(
+    "Reduced-precision encoder", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason),
+    .offCooperativePool)
+struct ReducedPrecisionTests {
+    @Test("auto is bf16 exactly where the CPU has AVX-512 BF16, else fp32")
+    func automatic() {
+        #expect(Precision.automatic == (CPU.hasAVX512BF16 ? .bf16 : .fp32))
+        #expect(Precision.fp32.isSupported)
+    }
+
+    @Test(
+        "bf16: every one of 200 cranfield chunks within cosine 0.999 of fp32's",
+        .enabled(if: CPU.hasAVX512BF16, "this CPU has no AVX-512 BF16"))
+    func bf16Chunks() throws {
+        let model = try #require(InstalledModel.model)
+        let (texts, expected) = try CranfieldFixture.load()
+        let vectors = model.embed(texts, threads: 2, precision: .bf16)
+        let cosines = zip(vectors, expected).map { cosine($0, $1) }
+        let worst = cosines.min() ?? 0
+        let mean = cosines.reduce(0, +) / Double(cosines.count)
+        #expect(worst >= 0.999, "lowest cosine \(worst), mean \(mean)")
+        // Not fp32 in disguise: the products did change.
+        #expect(cosines.contains { $0 < 0.999_999 }, "bf16 vectors equal fp32's: the bf16 products did not run")
+    }
+
+    @Test(
+        "a query is multiplied in fp32 whatever the precision: the fingerprint probe of a bf16 index is fp32's",
+        arguments: Precision.allCases.filter(\.isSupported))
+    func queriesStayFP32(_ precision: Precision) throws {
+        let model = try #require(InstalledModel.model)
+        // Fingerprint.probeText (TroveKit), the longest text a check embeds.
+        let probe = "Trove probe: how do I rotate the SSH keys on the bastion host? The quick brown fox."
+        #expect(model.tokenizer.encode(probe).count <= MiniLM.inPlaceTokens)
+        let fp32 = model.embed([probe], threads: 1, precision: .fp32)
+        #expect(model.embed([probe], threads: 1, precision: precision) == fp32)
+    }
+}
