@@ -17,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/lib/requirements.sh
+source Scripts/lib/release-binary.sh
 
 prefix=${1:-$HOME/.local}
 case "$prefix" in /*) ;; *) prefix=$PWD/$prefix ;; esac
@@ -26,22 +27,7 @@ require_swift
 # python3-pip: `trove models install builtin` downloads the built-in model through it.
 require_packages "${TROVE_PACKAGES[@]}" libcurl4-openssl-dev python3-pip
 
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-if [ "$commit" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null; then commit+="-modified"; fi
-date=$(date -u +%Y-%m-%d)
-# Its own scratch folder: the recorded commit and date change every C and Swift command line, which would
-# otherwise throw away the everyday build in .build.
-scratch=.build/install
-echo "building trove (release, Swift runtime linked in) at $commit…" >&2
-swift build -c release --product trove --static-swift-stdlib --scratch-path "$scratch" \
-    -Xcc "-DTROVE_GIT_COMMIT=\"$commit\"" -Xcc "-DTROVE_BUILD_DATE=\"$date\"" >&2
-binary=$(swift build -c release --product trove --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/trove
-
-if ldd "$binary" | grep -q 'libswift\|libFoundation\|lib_Foundation\|libdispatch'; then
-    echo "error: $binary still links the Swift runtime dynamically:" >&2
-    ldd "$binary" | grep 'swift\|Foundation\|dispatch' >&2
-    exit 1
-fi
+build_release_binary
 
 install -d "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
     "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"

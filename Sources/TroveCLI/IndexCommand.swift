@@ -88,12 +88,7 @@ struct IndexCommand: Command {
         if isNew && roots.isEmpty {
             throw UsageError("no index at \(settings.location) yet — name a folder: trove index FOLDER")
         }
-        // Without --embedder/--model, an existing index keeps the embedder and model it was built with.
-        var index = try indexing.createIndex(settings)
-        if try await index.provider() == nil {
-            announceNewDefaultIndex(settings, console: console)
-            index = try await embedderForNewIndex(index, settings: settings, console: console)
-        }
+        let index = try await indexing.openForIndexing(settings, common: common, console: console, quiet: quiet)
         let model = try await index.currentEmbedder().model
         let progress = ProgressLine(stream: console.error, enabled: !quiet && console.error.isTerminal)
         let stop = Interrupts.listen()

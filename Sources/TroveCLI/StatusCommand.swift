@@ -5,7 +5,15 @@ import TroveOutput
 /// `trove status`: what the index holds.
 struct StatusCommand: Command {
     static let name = "status"
-    static let abstract = "Show what is indexed: folders, documents, chunks, model, dimension, size on disk."
+    static let abstract =
+        "Show what is indexed: folders, documents, chunks, model, dimension, size on disk, and what changed on disk "
+        + "since the last run."
+    static let discussion = """
+        For each folder it walks the disk with trove index's crawl and ignore rules, comparing sizes and modification
+        times only (no file is read), and reports how many files are new, changed or gone since the last run, and
+        when that run ended. On a huge tree the walk stops after 2 seconds and the counts read "at least N". A run
+        that stopped early (Ctrl-C, the model server gone) is shown until a complete run.
+        """
     static let usage = "trove status [options]"
     static let optionGroups = [OptionGroup("Options", [json] + CommonOptions.options)]
 
@@ -22,7 +30,8 @@ struct StatusCommand: Command {
 
     func run(_ console: Console) async throws -> Int32 {
         let settings = try Settings(common, environment: console.environment)
-        let status = StatusOutput(try await settings.openIndex().status())
+        let index = try settings.openIndex()
+        let status = StatusOutput(try await index.status(), freshness: try await index.freshness())
         if json {
             console.print(try JSONOutput.encode(status))
             return ExitCode.success
@@ -39,7 +48,10 @@ struct StatusCommand: Command {
         console.print("chunks     \(status.chunks)")
         if let ann = status.annIndex { console.print("vectors    " + ann.described) }
         console.print("folders    \(status.roots.count)")
-        for root in status.roots { console.print("  \(root.path)  (\(root.documents) documents)") }
+        for root in status.roots {
+            console.print("  \(root.path)  (\(root.documents) documents)")
+            for line in root.freshnessLines { console.print("    " + line) }
+        }
         return ExitCode.success
     }
 }
@@ -49,6 +61,89 @@ struct StatusOutput: Encodable {
     struct Root: Encodable {
         var path: String
         var documents: Int
+        /// Files on disk not in the index, changed, and gone since the last run; `partial`: the walk stopped at its
+        /// time budget, so `new` and `changed` are lower bounds and `gone` is unknown (null).
+        var new: Int
+        var changed: Int
+        var gone: Int?
+        var partial: Bool
+        var current: Bool
+        var problem: String?
+        /// When the last run over the folder ended (ISO 8601), and whether it stopped early with files left.
+        var lastRun: String?
+        var interrupted: Bool
+        var filesLeft: Int
+        /// The same in seconds since 1970, for the text.
+        var lastRunSeconds: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case path, documents, new, changed, gone, partial, current, problem, interrupted
+            case lastRun = "last_run"
+            case filesLeft = "files_left"
+        }
+
+        init(path: String, documents: Int, freshness: FolderFreshness?) {
+            self.path = path
+            self.documents = documents
+            let freshness = freshness ?? FolderFreshness(path: path)
+            new = freshness.new
+            changed = freshness.changed
+            gone = freshness.gone
+            partial = freshness.partial
+            current = freshness.isCurrent
+            problem = freshness.problem
+            lastRunSeconds = freshness.lastRun
+            lastRun = freshness.lastRun.map {
+                ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval($0)))
+            }
+            interrupted = freshness.interrupted
+            filesLeft = freshness.filesLeft
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(documents, forKey: .documents)
+            try container.encode(new, forKey: .new)
+            try container.encode(changed, forKey: .changed)
+            try container.encode(gone, forKey: .gone)
+            try container.encode(partial, forKey: .partial)
+            try container.encode(current, forKey: .current)
+            try container.encodeIfPresent(problem, forKey: .problem)
+            try container.encode(lastRun, forKey: .lastRun)
+            try container.encode(interrupted, forKey: .interrupted)
+            try container.encode(filesLeft, forKey: .filesLeft)
+        }
+
+        /// What `status` prints under the folder: whether the index matches the disk, and what to run when not.
+        var freshnessLines: [String] {
+            let when = lastRunSeconds.map { "last run " + Self.localTime($0) } ?? "no run recorded yet"
+            let since = lastRunSeconds.map { "since the last run (\(Self.localTime($0)))" } ?? "against the index"
+            var lines: [String] = []
+            if let problem {
+                lines.append("cannot check it: \(problem) — run: trove forget \(path), or restore the folder")
+            } else if current {
+                lines.append("up to date with the disk (\(when))")
+            } else {
+                let bound = partial ? "at least " : ""
+                let gone = self.gone.map { "\($0) gone" } ?? "gone not counted"
+                let walked = partial ? " (the walk stopped after 2 s)" : ""
+                lines.append(
+                    "\(bound)\(new) new, \(bound)\(changed) changed, \(gone) \(since)\(walked) — run: trove index")
+            }
+            if interrupted {
+                let files = filesLeft == 1 ? "file" : "files"
+                lines.append("last run interrupted: \(filesLeft) \(files) not indexed — run: trove index")
+            }
+            return lines
+        }
+
+        /// `2026-12-02 08:50` in the local time zone.
+        static func localTime(_ seconds: Int64) -> String {
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        }
     }
 
     var index: String
@@ -87,7 +182,7 @@ struct StatusOutput: Encodable {
         }
     }
 
-    init(_ status: IndexStatus) {
+    init(_ status: IndexStatus, freshness: [FolderFreshness] = []) {
         index = status.location
         bytesOnDisk = status.bytesOnDisk
         embedder = status.provider?.rawValue
@@ -98,7 +193,8 @@ struct StatusOutput: Encodable {
         chunkerParameters = status.chunkerParameters
         documents = status.documents
         chunks = status.chunks
-        roots = status.folders.map { Root(path: $0.path, documents: $0.documents) }
+        let byPath = Dictionary(freshness.map { ($0.path, $0) }) { $1 }
+        roots = status.folders.map { Root(path: $0.path, documents: $0.documents, freshness: byPath[$0.path]) }
         annIndex = status.annIndex.map {
             ANNIndex(policy: $0.policy, vectors: $0.vectors, threshold: $0.threshold, wanted: $0.wanted, built: $0.built)
         }

@@ -69,7 +69,7 @@ struct WatchCommand: Command {
         if roots.isEmpty, try !settings.location.exists() {
             throw UsageError("no index at \(settings.location) yet — name a folder: trove watch FOLDER")
         }
-        let index = try indexing.createIndex(settings)
+        let index = try await indexing.openForIndexing(settings, common: common, console: console, quiet: quiet)
         var options = options
         options.index.roots = roots
         options.index.stop = Interrupts.listen()

@@ -212,7 +212,10 @@ extension MCPTools {
             "title": "What is indexed",
             "description": """
             Show what the index holds: its folders, document and chunk counts, the embedding model and when \
-            it was last indexed. Use it to learn which folders search covers, or why a search finds nothing.
+            it was last indexed; for each folder, how many files are new, changed or gone on disk since the last \
+            run (current: false means search misses them until trove index runs) and whether that run was \
+            interrupted. Use it to learn which folders search covers, whether they are up to date, or why a \
+            search finds nothing.
             """,
             "inputSchema": ["type": "object", "properties": [:], "additionalProperties": false],
             "outputSchema": [
@@ -226,7 +229,22 @@ extension MCPTools {
                         "type": "array",
                         "items": [
                             "type": "object",
-                            "properties": ["path": ["type": "string"], "documents": ["type": "integer"]],
+                            "properties": [
+                                "path": ["type": "string"], "documents": ["type": "integer"],
+                                "new": ["type": "integer"], "changed": ["type": "integer"],
+                                "gone": [
+                                    "type": ["integer", "null"],
+                                    "description": "null when the walk stopped at its time budget",
+                                ],
+                                "partial": [
+                                    "type": "boolean",
+                                    "description": "the walk stopped early: new and changed are lower bounds",
+                                ],
+                                "current": ["type": "boolean"], "interrupted": ["type": "boolean"],
+                                "files_left": ["type": "integer"],
+                                "last_run": ["type": ["string", "null"], "description": "ISO 8601, UTC"],
+                                "problem": ["type": "string"],
+                            ],
                             "required": ["path", "documents"],
                         ],
                     ],

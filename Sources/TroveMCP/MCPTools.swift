@@ -213,12 +213,20 @@ package final class MCPTools: Sendable {
     // MARK: status
 
     private func status() async throws -> JSON {
-        let status = try await index().status()
+        let index = try index()
+        let status = try await index.status()
+        let freshness = Dictionary(try await index.freshness().map { ($0.path, $0) }) { $1 }
         var object: [String: JSON] = [
             "index": .string(status.location), "documents": .integer(Int64(status.documents)),
             "chunks": .integer(Int64(status.chunks)), "bytes_on_disk": .integer(status.bytesOnDisk),
             "folders": .array(
-                status.folders.map { ["path": .string($0.path), "documents": .integer(Int64($0.documents))] }),
+                status.folders.map { folder in
+                    var entry: [String: JSON] = [
+                        "path": .string(folder.path), "documents": .integer(Int64(folder.documents)),
+                    ]
+                    if let fresh = freshness[folder.path] { entry.merge(Self.freshness(fresh)) { $1 } }
+                    return .object(entry)
+                }),
         ]
         if let model = status.model { object["model"] = .string(model) }
         if let provider = status.provider { object["embedder"] = .string(provider.rawValue) }
@@ -228,6 +236,21 @@ package final class MCPTools: Sendable {
                 ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(last))))
         }
         return .object(object)
+    }
+
+    /// A folder's freshness as `trove status --json` gives it: so an agent can tell the index is behind the disk.
+    static func freshness(_ folder: FolderFreshness) -> [String: JSON] {
+        var entry: [String: JSON] = [
+            "new": .integer(Int64(folder.new)), "changed": .integer(Int64(folder.changed)),
+            "gone": folder.gone.map { .integer(Int64($0)) } ?? .null, "partial": .bool(folder.partial),
+            "current": .bool(folder.isCurrent), "interrupted": .bool(folder.interrupted),
+            "files_left": .integer(Int64(folder.filesLeft)),
+            "last_run": folder.lastRun.map {
+                .string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval($0))))
+            } ?? .null,
+        ]
+        if let problem = folder.problem { entry["problem"] = .string(problem) }
+        return entry
     }
 
     // MARK: resources

@@ -1,5 +1,6 @@
 /// The manifest as rows of a TEXT key/value table, the same in every store. The `generation` key is not part of
-/// the fingerprint (it counts vector swaps) and is never read or written here.
+/// the fingerprint (it counts vector swaps) and is never read or written here, nor are the `run:` rows
+/// (`RunRecord`).
 enum ManifestText {
     private static let keys = (
         embedder: "embedder", model: "model", modelDigest: "model_digest", dimension: "dimension",
@@ -7,9 +8,13 @@ enum ManifestText {
         documentPrefix: "document_prefix", probeVector: "probe_vector"
     )
 
+    /// Removes the fingerprint's rows, keeping the generation and the run records (the same SQL in every store).
+    static let deleteFingerprint =
+        "DELETE FROM manifest WHERE key != 'generation' AND key NOT LIKE '\(RunRecord.keyPrefix)%'"
+
     /// The manifest the rows hold, nil for none; `damaged` makes the store's error for a row that does not check out.
     static func decode(_ values: [String: String], damaged: (String) -> StoreError) throws -> IndexManifest? {
-        var values = values
+        var values = values.filter { !$0.key.hasPrefix(RunRecord.keyPrefix) }
         values["generation"] = nil
         if values.isEmpty { return nil }
         func text(_ key: String) throws -> String {

@@ -77,8 +77,8 @@ package final class SQLiteStore {
     package func writeManifest(_ manifest: IndexManifest) throws {
         let pairs = ManifestText.encode(manifest)
         try database.transaction {
-            // The generation is not part of the fingerprint: it counts vector swaps, and survives a rewrite.
-            try database.execute("DELETE FROM manifest WHERE key != 'generation'")
+            // The generation and the run records are not part of the fingerprint: they survive a rewrite.
+            try database.execute(ManifestText.deleteFingerprint)
             for (key, value) in pairs {
                 try database.withStatement("INSERT INTO manifest (key, value) VALUES (?, ?)") { statement in
                     try statement.bind(key, at: 1)

@@ -11,6 +11,7 @@ struct Subcommand {
 let subcommands = [
     Subcommand(spec: SearchBenchmark.spec, run: SearchBenchmark.main),
     Subcommand(spec: IndexBenchmark.spec, run: IndexBenchmark.main),
+    Subcommand(spec: StatusBenchmark.spec, run: StatusBenchmark.main),
     Subcommand(spec: FilterBenchmark.spec, run: FilterBenchmark.main),
     Subcommand(spec: RelevanceBenchmark.spec, run: RelevanceBenchmark.main),
     Subcommand(spec: ColdBenchmark.spec, run: ColdBenchmark.main),

@@ -198,3 +198,51 @@ struct FirstContactTests {
         #expect(run.output.contains("ok       builtin model: all-minilm-l6-v2 in "), "\(run.output)")
     }
 }
+
+@Suite("trove status: freshness per folder")
+struct StatusFreshnessTests {
+    @Test("current, then stale with the counts and the command, in text and --json")
+    func textAndJSON() async throws {
+        let server = try FakeOllamaServer()
+        let machine = try FreshMachine(["OLLAMA_HOST": server.baseURL.absoluteString])
+        let notes = try machine.notes()
+        _ = await machine.trove(["index", notes])
+        let current = await machine.trove(["status"])
+        #expect(current.status == 0)
+        let lines = current.output.split(separator: "\n").map(String.init)
+        let folderLine = try #require(lines.firstIndex(of: "  \(notes)  (2 documents)"), "\(current.output)")
+        #expect(lines[folderLine + 1].hasPrefix("    up to date with the disk (last run 20"), "\(current.output)")
+
+        try machine.home.write("notes/c.md", "# C\n\nnew\n")
+        try machine.home.write("notes/a.md", "# Basil\n\nchanged text, longer than before\n")
+        let stale = await machine.trove(["status"])
+        #expect(stale.output.contains("    1 new, 1 changed, 0 gone since the last run (20"), "\(stale.output)")
+        #expect(stale.output.contains(") — run: trove index\n"), "\(stale.output)")
+        let json = await machine.trove(["status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        let root = try #require((object?["roots"] as? [[String: Any]])?.first)
+        #expect(root["new"] as? Int == 1 && root["changed"] as? Int == 1 && root["gone"] as? Int == 0)
+        #expect(root["current"] as? Bool == false && root["partial"] as? Bool == false)
+        #expect(root["interrupted"] as? Bool == false && root["files_left"] as? Int == 0)
+        #expect((root["last_run"] as? String)?.hasSuffix("Z") == true)
+    }
+
+    @Test("a run the model server stopped (busy past its retries) is shown as interrupted until a complete run")
+    func interruptedMark() async throws {
+        let server = try FakeOllamaServer()
+        let machine = try FreshMachine(["OLLAMA_HOST": server.baseURL.absoluteString])
+        let notes = try machine.notes()
+        _ = await machine.trove(["index", notes])
+        try machine.home.write("notes/c.md", "# C\n\nnew\n")
+        server.failNextEmbeds(1, status: 503)  // busy past its (no) retries: the run stops after its crawl
+        let stopped = await machine.trove(["index", "--retries", "0"])
+        #expect(stopped.status == 69, "\(stopped.error)")
+        let status = await machine.trove(["status"])
+        let mark = "    last run interrupted: 1 file not indexed — run: trove index\n"
+        #expect(status.output.contains(mark), "\(status.output)")
+        _ = await machine.trove(["index"])
+        let done = await machine.trove(["status"])
+        #expect(!done.output.contains("interrupted"), "\(done.output)")
+        #expect(done.output.contains("up to date with the disk"), "\(done.output)")
+    }
+}

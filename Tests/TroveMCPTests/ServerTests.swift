@@ -55,6 +55,22 @@ struct ServerTests {
                 .hasSuffix("notes/ssh.md") == true)
     }
 
+    @Test("status tells an agent how far the index is behind the disk")
+    func statusFreshness() async throws {
+        let rig = try await Rig()
+        rig.request(1, "tools/call", ["name": "status", "arguments": [:]])
+        let first = try #require(await rig.reply(to: 1))
+        let current = first["result"]?["structuredContent"]?["folders"]?.arrayValue?.first
+        #expect(current?["current"] == true, "\(String(describing: current))")
+        #expect(current?["new"] == 0 && current?["gone"] == 0 && current?["interrupted"] == false)
+        try rig.folder.write("notes/later.md", "# Later\n\nwritten after the run\n")
+        rig.request(2, "tools/call", ["name": "status", "arguments": [:]])
+        let second = try #require(await rig.reply(to: 2))
+        let behind = second["result"]?["structuredContent"]?["folders"]?.arrayValue?.first
+        #expect(behind?["current"] == false)
+        #expect(behind?["new"] == 1)
+    }
+
     @Test("a cancelled ask stops streaming from the model and is never answered")
     func cancellation() async throws {
         let rig = try await Rig(chatDelayMilliseconds: 300)

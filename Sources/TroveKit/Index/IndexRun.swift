@@ -1,3 +1,4 @@
+import Foundation
 import Ollama
 import TroveExtract
 import TroveIngest
@@ -68,6 +69,40 @@ struct IndexRun {
         report(.crawled(root: root, files: files.count))
 
         let rootID = try store.inTransaction { try store.rootID(forPath: root) }
+        do {
+            try await index(root: root, rootID: rootID, files: files, scope: scope, crawl: crawl, report: report)
+        } catch {
+            // The model server went away, or the pass failed otherwise: what it left undone is marked for `status`.
+            try? recordStop(root: root, rootID: rootID, files: files)
+            throw error
+        }
+        if stopped {
+            try recordStop(root: root, rootID: rootID, files: files)
+        } else if scope == nil {
+            // Only a pass over the whole folder clears an earlier mark: a watch's pass over part of it does not.
+            try store.recordRun(root: root, RunRecord(finishedAt: Self.now, interrupted: false))
+        }
+    }
+
+    /// Seconds since 1970.
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// Marks the pass over `root` as stopped early (`RunRecord`), with how many of the crawled files the store does not
+    /// hold at their current size and mtime.
+    private func recordStop(root: String, rootID: Int64, files: [CrawledFile]) throws {
+        let stored = try store.documents(inRoot: rootID)
+        let left = files.count { file in
+            guard let old = stored[file.relativePath] else { return true }
+            return old.size != file.size || old.modifiedNanoseconds != file.modifiedNanoseconds
+        }
+        try store.recordRun(root: root, RunRecord(finishedAt: Self.now, interrupted: true, filesLeft: left))
+    }
+
+    /// The pass over the crawled `files` of `root`.
+    private mutating func index(
+        root: String, rootID: Int64, files: [CrawledFile], scope: [String]?, crawl: CrawlOptions,
+        report: (IndexEvent) -> Void
+    ) async throws {
         let existing = try store.documents(inRoot: rootID)
         var present = Set<String>()
         present.reserveCapacity(files.count)

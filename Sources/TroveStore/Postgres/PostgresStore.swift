@@ -72,7 +72,7 @@ package final class PostgresStore {
         let pairs = ManifestText.encode(manifest)
         try inTransaction {
             try connection.execute("LOCK TABLE manifest IN SHARE ROW EXCLUSIVE MODE")
-            try connection.query("DELETE FROM manifest WHERE key != 'generation'")
+            try connection.query(ManifestText.deleteFingerprint)
             for (key, value) in pairs {
                 try connection.query("INSERT INTO manifest (key, value) VALUES ($1, $2)", [key, value])
             }

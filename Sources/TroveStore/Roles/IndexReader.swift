@@ -15,6 +15,9 @@ package protocol IndexReader: AnyObject {
     func documentText(rootPath: String, path: String) throws -> StoredDocumentText?
     /// When a document was last written (seconds since 1970); nil when the index holds none.
     func lastIndexedAt() throws -> Int64?
+    /// How the last indexing pass over each folder ended, by absolute path (folders never indexed since runs were
+    /// recorded are absent).
+    func runRecords() throws -> [String: RunRecord]
 
     // MARK: Search
 

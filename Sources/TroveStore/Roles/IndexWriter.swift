@@ -25,6 +25,8 @@ package protocol IndexWriter: IndexReader {
     func vectors(forContentHashes hashes: [String]) throws -> [String: [Float]]
     /// Removes the root at `path` with everything under it; nil when the index has no such root.
     func forgetRoot(path: String) throws -> (documents: Int, chunks: Int)?
+    /// Records how the indexing pass over the folder at `root` ended, replacing the record before.
+    func recordRun(root: String, _ record: RunRecord) throws
 
     // MARK: Documents that are not text
 
