@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -12,8 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-// Everything between fork and execve is async-signal-safe: the parent may have many threads, any of which could
-// hold a lock (malloc's) at the fork, and only the forking thread exists in the child.
+// The child is started with vfork, not fork: fork runs the process's atfork handlers, and OpenBLAS's
+// (blas_thread_shutdown_) joins its worker threads under a lock, which deadlocked the whole process when two threads
+// started workers at once (seen in the test suite: every thread stuck in __run_prefork_handlers). vfork runs no
+// handlers and copies nothing. The child shares the parent's memory until execve, so everything it does is a plain
+// system call on its own locals, async-signal-safe, and it never returns from trove_spawn; signals are blocked around
+// the vfork so that no handler of the parent's runs in the child.
 static void child_fail(int report) {
     int error = errno;
     ssize_t ignored = write(report, &error, sizeof error);
@@ -39,9 +44,13 @@ int trove_spawn(const char *path, char *const argv[], char *const envp[], const 
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) return errno;
     pid_t parent = getpid();
-    pid_t child = fork();
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pid_t child = vfork();
     if (child < 0) {
         int error = errno;
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
         close(report[0]);
         close(report[1]);
         return error;
@@ -52,11 +61,14 @@ int trove_spawn(const char *path, char *const argv[], char *const envp[], const 
             // The parent may have ended before the call: then nothing would deliver the signal.
             if (getppid() != parent) _exit(127);
         }
+        // Handlers are reset before signals are unblocked (execve resets them too, but a signal could arrive
+        // first); an ignored SIGPIPE (trove ignores it) would be inherited across execve. Without CLONE_SIGHAND the
+        // child's dispositions are its own.
+        struct sigaction reset = {.sa_handler = SIG_DFL};
+        for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &reset, NULL);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        // An ignored SIGPIPE (trove ignores it) would be inherited across execve.
-        signal(SIGPIPE, SIG_DFL);
         // First move the report pipe and every source above the targets, so that placing one cannot overwrite
         // another (nor the pipe).
         if (fd_count > 16) { errno = EINVAL; child_fail(report[1]); }
@@ -91,6 +103,7 @@ int trove_spawn(const char *path, char *const argv[], char *const envp[], const 
         execve(path, argv, envp);
         child_fail(reporter);
     }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     close(report[1]);
     int error = 0;
     ssize_t got;

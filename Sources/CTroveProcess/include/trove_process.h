@@ -18,7 +18,7 @@ struct trove_spawn_limits {
 };
 
 /// Starts `path` with `argv` and `envp`; `fds[i]` becomes the child's descriptor i (for i < fd_count) and every other
-/// descriptor is closed in the child. Returns 0 with `*pid` set, or the errno of what failed (fork, or execve in the
+/// descriptor is closed in the child. Returns 0 with `*pid` set, or the errno of what failed (vfork, or execve in the
 /// child, reported back through a close-on-exec pipe).
 int trove_spawn(const char *path, char *const argv[], char *const envp[], const int *fds, int fd_count,
                 const struct trove_spawn_limits *limits, pid_t *pid);

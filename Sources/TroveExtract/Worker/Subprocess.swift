@@ -1,9 +1,9 @@
 import CTroveProcess
 @preconcurrency import Glibc
 
-/// A child process started by the C shim (`trove_spawn`): fork, limits, descriptors in place, execve, with only
-/// async-signal-safe calls between fork and exec, which Foundation's `Process` does not promise under its own
-/// limits. Used for the extraction worker and for the tools the worker runs (`pdftotext`).
+/// A child process started by the C shim (`trove_spawn`): vfork (no atfork handlers: OpenBLAS's deadlocked),
+/// limits, descriptors in place, execve, with only system calls between vfork and exec, which Foundation's `Process`
+/// cannot do with limits of its own. Used for the extraction worker and for the tools the worker runs (`pdftotext`).
 package struct Subprocess: Sendable {
     /// The child's process id (and, when confined, its process group's).
     package let pid: pid_t
@@ -94,7 +94,7 @@ package struct Subprocess: Sendable {
 package struct SpawnError: Error, Sendable, Equatable {
     /// The program's path.
     package let program: String
-    /// What failed (fork's or execve's errno).
+    /// What failed (vfork's or execve's errno).
     package let errno: Int32
 
     /// One lowercase phrase, e.g. `could not start /usr/bin/pdftotext: no such file or directory`.
