@@ -67,7 +67,9 @@ class Journey:
         box = self.find("#q")
         box.clear()
         box.send_keys(text)
-        self.wait.until(lambda d: self.all("#hits li"))
+        # Hits for a prefix may render first on a slow machine: wait for the ones that answer the whole text.
+        self.wait.until(
+            lambda d: self.find("#hits").get_attribute("data-query") == text.strip() and self.all("#hits li"))
         return self.all("#hits li")
 
 

@@ -94,6 +94,8 @@ async function runSearch() {
     const result = await api('/api/search?' + params.toString());
     if (serial === searchSerial) {
       renderHits(result.hits, new Set(result.terms));
+      // Which text these hits answer: keystrokes can render a prefix's hits first (scripts and tests wait on it).
+      hitsList.dataset.query = params.get('query');
       $('search-note').textContent = result.hits.length ? '' : 'No passage matches.';
     }
   } catch (error) {
