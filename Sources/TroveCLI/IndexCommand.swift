@@ -15,7 +15,7 @@ struct IndexCommand: Command {
         OptionGroup(
             "Options",
             IndexingOptions.selection + [batch, jobs] + IndexingOptions.retrying
-                + [reembed, reextract, retryFailed, json, quiet, verbose] + CommonOptions.options)
+                + [reembed, reextract, retryFailed, ocr, json, quiet, verbose] + CommonOptions.options)
     ]
     static let epilogue = """
         Honours .gitignore and .troveignore files; skips .git, node_modules, .build and hidden folders.
@@ -48,6 +48,10 @@ struct IndexCommand: Command {
     static let reextract = Option(
         "--reextract",
         help: "read PDF, HTML, DOCX, … files again even when unchanged (after an extractor improved)")
+    static let ocr = Option(
+        "--ocr", value: "PAGES", .integer(min: 0),
+        help: "read scanned PDFs of at most PAGES pages with OCR (tesseract; seconds a page), and try again the "
+            + "scans skipped before; 0 never", default: "0")
     static let retryFailed = Option(
         "--retry-failed", help: "try again the files whose extraction failed before (skipped otherwise until they change)")
     static let json = Option("--json", help: "print the summary as JSON")
@@ -61,6 +65,7 @@ struct IndexCommand: Command {
     var reembed: Bool
     var reextract: Bool
     var retryFailed: Bool
+    var ocrPages = 0
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -74,6 +79,7 @@ struct IndexCommand: Command {
         reembed = arguments.flag(Self.reembed)
         reextract = arguments.flag(Self.reextract)
         retryFailed = arguments.flag(Self.retryFailed)
+        if let pages = arguments.integer(Self.ocr) { ocrPages = pages }
         json = arguments.flag(Self.json)
         quiet = arguments.flag(Self.quiet)
         verbose = arguments.flag(Self.verbose)
@@ -100,6 +106,7 @@ struct IndexCommand: Command {
         options.reembed = reembed
         options.reextract = reextract
         options.retryFailed = retryFailed
+        options.ocrPages = ocrPages
         options.stop = stop
         var finished: IndexSummary?
         for try await progressed in try await index.index(options) {

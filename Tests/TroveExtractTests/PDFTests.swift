@@ -98,8 +98,8 @@ struct PDFTests {
 
     @Test("pictures of text are 'no text layer', a stray page number per picture is 'little text'")
     func scanned() throws {
-        #expect(try Self.extract(try Self.fixture("image-only.pdf")) == .failure(ExtractionFailure(.noTextLayer, "no text on 2 pages")))
-        #expect(try Self.extract(try Self.fixture("little-text.pdf")) == .failure(ExtractionFailure(.noTextLayer, "little text (1 words/page)")))
+        #expect(try Self.extract(try Self.fixture("image-only.pdf")) == .failure(ExtractionFailure(.noTextLayer, "no text on 2 pages (scanned? --ocr 2 reads it)")))
+        #expect(try Self.extract(try Self.fixture("little-text.pdf")) == .failure(ExtractionFailure(.noTextLayer, "little text (1 words/page) (scanned? --ocr 6 reads it)")))
     }
 
     @Test("a truncated PDF and random bytes named .pdf are 'damaged'")

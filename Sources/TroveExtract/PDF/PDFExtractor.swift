@@ -34,7 +34,9 @@ package enum PDFExtractor {
         var extractor = version(pdftotext, environment: environment)
         if let scan = scanned(pages) {
             // A scan: read by OCR when asked to (`--ocr`) and within its page budget, else named.
-            guard limits.ocrPages > 0 else { throw scan }
+            guard limits.ocrPages > 0 else {
+                throw ExtractionFailure(.noTextLayer, "\(scan.detail) (scanned? --ocr \(pages.count) reads it)")
+            }
             guard pages.count <= limits.ocrPages else {
                 throw ExtractionFailure(
                     .noTextLayer, "\(scan.detail); \(pages.count) pages is over the OCR budget of \(limits.ocrPages)")

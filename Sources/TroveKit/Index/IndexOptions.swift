@@ -26,6 +26,9 @@ public struct IndexOptions: Sendable {
     public var reextract = false
     /// Try again the files whose extraction failed before (remembered by content hash, and skipped otherwise).
     public var retryFailed = false
+    /// `--ocr`: scanned PDFs of at most this many pages are read by OCR (tesseract, seconds a page), and scans
+    /// remembered as having no text layer are tried again; 0: never.
+    public var ocrPages = 0
     /// Raised to stop after the current transaction (Ctrl-C).
     public var stop: StopSignal?
     /// At most this many documents per transaction, even when they need no embedding (stat-only updates).

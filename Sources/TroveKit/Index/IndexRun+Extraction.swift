@@ -42,7 +42,9 @@ extension IndexRun {
         if let old, old.contentHash == hash, !reextract {
             return Item(document: document, existingID: old.id, chunks: nil, hashes: [])
         }
-        if !retryFailed, let failure = try store.extractionFailure(contentHash: hash, extractor: format.rawValue) {
+        if !retryFailed, let failure = try store.extractionFailure(contentHash: hash, extractor: format.rawValue),
+            !(retryScans && failure.kind == ExtractionFailure.Kind.noTextLayer.rawValue)
+        {
             // Remembered: counted in the summary, without a line per file on every run.
             let kind = ExtractionFailure.Kind(rawValue: failure.kind)
             countFailure(format: format, kind: failure.kind, counted: kind?.counted ?? failure.kind)

@@ -21,6 +21,8 @@ struct IndexRun {
     let reextract: Bool
     /// `--retry-failed`: remembered extraction failures are tried again.
     let retryFailed: Bool
+    /// `--ocr`: files remembered as scans (no text layer) are tried again, now that OCR may read them.
+    let retryScans: Bool
     /// The vector generation this run embeds for; every transaction checks it is still current.
     var generation: Int64
     var summary = IndexSummary()

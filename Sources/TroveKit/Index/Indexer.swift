@@ -79,7 +79,9 @@ public final class Indexer {
                 code: .noRoots, message: "index \(store.location) has no folders yet — run: trove index FOLDER")
         }
         // The worker starts at the first file that needs it, and stops with the run.
-        let extraction = ExtractionService(workerCommand: extractionWorker)
+        var limits = ExtractionLimits()
+        limits.ocrPages = max(0, options.ocrPages)
+        let extraction = ExtractionService(workerCommand: extractionWorker, limits: limits)
         defer { extraction.shutdown() }
         var run = IndexRun(
             store: store,
@@ -89,7 +91,8 @@ public final class Indexer {
             documentPrefix: proposed.documentPrefix, chunker: Chunker(configuration: chunker),
             batchSize: max(1, options.batchSize), jobs: max(1, options.jobs),
             maxDocuments: max(1, options.maxDocumentsPerTransaction), stop: options.stop, extraction: extraction,
-            reextract: options.reextract, retryFailed: options.retryFailed, generation: try store.vectorGeneration())
+            reextract: options.reextract, retryFailed: options.retryFailed, retryScans: options.ocrPages > 0,
+            generation: try store.vectorGeneration())
         if options.reembed, existing != nil {
             try await run.reembed(manifest: proposed, report: report)
         }
