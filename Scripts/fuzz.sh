@@ -28,7 +28,7 @@ sources() {
         gitignore | chunker) find Sources/TroveIngest -name '*.swift' | sort ;;
         # The whole store, its PostgreSQL half (Sources/TroveStore/Postgres, libpq) included.
         fts5 | vectors-header) find Sources/TroveStore -name '*.swift' | sort ;;
-        safetensors) echo Sources/TroveMiniLM/{SafeTensors,SafeTensorsHeader,MiniLMError,FileIdentity}.swift ;;
+        safetensors) echo Sources/TroveMiniLM/{SafeTensors,SafeTensorsHeader,MiniLMError,FileIdentity,ModelFolder}.swift ;;
         # The framer and the JSON value come from TroveSystem, built for every target.
         jsonrpc) echo Sources/TroveMCP/JSONRPC.swift ;;
         # The protocol's types, its checks and its hand-written wire; what they import comes from modules() below.

@@ -18,8 +18,6 @@ import Synchronization
     package static let dimension = 384
     /// Tokens the model reads at most (position embeddings), `[CLS]` and `[SEP]` included.
     package static let contextLength = 512
-    /// The files a model folder holds.
-    package static let files = ["model.safetensors", "vocab.txt", "tokenizer.json"]
 
     static let layerCount = 6
     static let headCount = 12
@@ -74,7 +72,7 @@ import Synchronization
         precondition(rowKernels.isSupported, "this CPU cannot run the \(rowKernels.rawValue) row loops")
         self.folder = folder
         self.rowKernels = rowKernels
-        for file in Self.files where !FileManager.default.fileExists(atPath: folder + "/" + file) {
+        for file in ModelFolder.files where !FileManager.default.fileExists(atPath: folder + "/" + file) {
             throw MiniLMError(
                 .missingFile, "the built-in model is not installed: \(folder)/\(file) is missing — run \(ModelFolder.installCommand)")
         }

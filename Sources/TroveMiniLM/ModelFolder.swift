@@ -6,6 +6,8 @@ package enum ModelFolder {
     package static let name = "all-minilm-l6-v2"
     /// The command that installs the model, as every message about a missing or damaged model names it.
     package static let installCommand = "trove models install builtin"
+    /// The files a model folder holds.
+    package static let files = ["model.safetensors", "vocab.txt", "tokenizer.json"]
 
     /// `$TROVE_MODELS/all-minilm-l6-v2` when set; else the user's folder (`userFolder`) when it holds the model, else
     /// the system's (`systemFolder`, a package's or `Scripts/install.sh`'s) when that one does, else the user's.
@@ -32,9 +34,9 @@ package enum ModelFolder {
         return String(folder[..<prefixEnd]) + "/share/trove/models/" + name
     }
 
-    /// The model files absent from `folder`, in `MiniLM.files` order.
+    /// The model files absent from `folder`, in `files` order.
     package static func missingFiles(in folder: String) -> [String] {
-        MiniLM.files.filter { access(folder + "/" + $0, R_OK) != 0 }
+        files.filter { access(folder + "/" + $0, R_OK) != 0 }
     }
 
     /// The path of this process's executable (`/proc/self/exe`), links resolved.

@@ -19,7 +19,7 @@ private func goodCache() throws -> String {
 private func linkedModelFolder(copySafetensors: Bool = false, cache: Bool = false) throws -> TemporaryDirectory {
     let folder = try TemporaryDirectory()
     if cache { try FileManager.default.copyItem(atPath: try goodCache(), toPath: cachePath(folder)) }
-    for file in MiniLM.files {
+    for file in ModelFolder.files {
         let source = InstalledModel.folder + "/" + file
         let target = folder.path + "/" + file
         if copySafetensors && file == "model.safetensors" {

