@@ -25,9 +25,13 @@ struct MailRenderer {
             .joined(separator: " — ")
         try builder.boundary(.message, number: count)
         builder.heading([title])
+        let start = builder.lineCount
         try fields(headers)
         builder.blankLine()
         try entity(message, depth: 0)
+        // A message with no header line and no text still takes a line, so that its locator is not replaced by the
+        // next message's (found by the mime fuzz target: numbering that started at 2).
+        if builder.lineCount == start { try builder.line("(empty message)") }
         builder.blankLine()
     }
 
