@@ -21,6 +21,14 @@ targets=("${@:-${all[@]}}")
 out=.build/fuzz
 mkdir -p "$out"
 
+# Test fixtures that seed a target too (read, never written: new inputs go to the first folder), so that real files
+# are not kept twice in the repository.
+fixture_seeds() {
+    case "$1" in
+        html) echo Tests/TroveExtractTests/Fixtures/html ;;
+    esac
+}
+
 sources() {
     case "$1" in
         ndjson) echo Sources/Ollama/NDJSONFramer.swift ;;
@@ -149,7 +157,7 @@ for target in "${targets[@]}"; do
     echo "fuzzing $target for ${seconds} s" >&2
     log="$out/$target.log"
     if "$binary" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-        -artifact_prefix="$crashes/" "$corpus" "Fuzz/corpus/$target" >"$log" 2>&1; then
+        -artifact_prefix="$crashes/" "$corpus" "Fuzz/corpus/$target" $(fixture_seeds "$target") >"$log" 2>&1; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
         cover=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
         echo "  $target: ok, $runs executions, $cover" >&2
