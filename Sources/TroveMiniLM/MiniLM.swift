@@ -6,10 +6,11 @@ import Synchronization
 /// all-MiniLM-L6-v2 (sentence-transformers): the 6-layer BERT encoder, mean pooling, L2 normalisation.
 ///
 /// Embeddings and norms stay in the memory-mapped safetensors file. A batch of a few tokens (a query) multiplies the
-/// file's own layer matrices in place (`trove_sgemm_nt_avx2`, or `_avx512` where the row loops are AVX-512); a larger one uses them transposed and with Q, K, V
-/// concatenated (see `Weights`), mapped from a cache file beside the model (`WeightsCache`); on a CPU with AVX-512
-/// BF16 it multiplies a bf16 copy packed for `trove_bf16_gemm` instead (`Precision`, `ReducedWeights`). Sequences of a batch are
-/// packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
+/// file's own layer matrices in place (`trove_sgemm_nt_avx2`, or `_avx512` where the row loops are AVX-512); a larger
+/// one uses them transposed and with Q, K, V concatenated (see `Weights`), mapped from a cache file beside the model
+/// (`WeightsCache`); on a CPU with AVX-512 BF16 it multiplies a bf16 copy packed for `trove_bf16_gemm` instead
+/// (`Precision`, `ReducedWeights`). One job, the forward pass: the product's three forms stay here because each layer
+/// picks one per batch. Sequences of a batch are packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
 /// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
 /// splits each product (and the heads) over the threads instead, its caller and partner threads that stay awake
 /// through the pass (`Lanes`).

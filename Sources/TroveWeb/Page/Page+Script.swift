@@ -1,5 +1,7 @@
 extension Page {
     /// The page's script. Data from the server (document text, paths, model output) only ever becomes text nodes.
+    /// One script on purpose: the page has no build step and loads one file; its parts (search, passage, chat,
+    /// sessions, models, status) are the `// ---- name ----` sections below.
     static let script = ##"""
 'use strict';
 const $ = (id) => document.getElementById(id);
