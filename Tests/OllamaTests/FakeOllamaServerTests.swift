@@ -21,10 +21,8 @@ final class RawConnection {
             }
         }
         struct Refused: Error {}
-        guard result == 0 else {
-            close(fd)
-            throw Refused()
-        }
+        // No close here: the object is whole, so its deinit closes the descriptor (once) when init throws.
+        guard result == 0 else { throw Refused() }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -76,7 +76,7 @@ struct AskTests {
             rig, #"{"question": "how do I ssh through the bastion?", "session": "stopped"}"#)
         let first = Self.events(connection) { $0 == "token" }
         #expect(first.count == 1)
-        close(connection.descriptor)
+        connection.close()
         let deadline = ContinuousClock.now + .seconds(10)
         var turns: [JSON] = []
         while ContinuousClock.now < deadline {

@@ -77,6 +77,10 @@ final class WebRig: Sendable {
 /// A TCP connection to the server, written and read by hand so every byte of a request is the test's.
 final class RawConnection {
     let descriptor: Int32
+    /// False once closed: the descriptor is closed exactly once, since a second close would hit whatever file or
+    /// socket another test opened under the same number since (seen in CI: an index read as malformed, a fake
+    /// Ollama's port that stopped answering).
+    private var open = true
 
     init(port: UInt16) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -94,7 +98,14 @@ final class RawConnection {
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(descriptor) }
+    deinit { close() }
+
+    /// Closes the connection (the client going away); later calls do nothing.
+    func close() {
+        guard open else { return }
+        open = false
+        Glibc.close(descriptor)
+    }
 
     func write(_ text: String) throws {
         let bytes = Array(text.utf8)
