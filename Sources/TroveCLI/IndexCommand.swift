@@ -15,7 +15,7 @@ struct IndexCommand: Command {
         OptionGroup(
             "Options",
             IndexingOptions.selection + [batch, jobs] + IndexingOptions.retrying
-                + [reembed, reextract, retryFailed, ocr, json, quiet, verbose] + CommonOptions.options)
+                + [reembed] + IndexingOptions.extraction + [json, quiet, verbose] + CommonOptions.options)
     ]
     static let epilogue = """
         Honours .gitignore and .troveignore files; skips .git, node_modules, .build and hidden folders.
@@ -38,22 +38,10 @@ struct IndexCommand: Command {
     static let jobs = Option(
         "--jobs", value: "N", .integer(min: 1), help: "embedding requests in flight at once",
         default: "\(IndexOptions.defaultJobs)")
-    static let retries = Option(
-        "--retries", value: "N", .integer(min: 0),
-        help: "retries of a failed request: connection, timeout, busy, 5xx", default: "3")
     static let reembed = Option(
         "--reembed",
         help: "rebuild every vector with the model as it is now (after ollama pull, or with another --model); "
             + "searches use the old vectors until the new set is complete")
-    static let reextract = Option(
-        "--reextract",
-        help: "read PDF, HTML, DOCX, … files again even when unchanged (after an extractor improved)")
-    static let ocr = Option(
-        "--ocr", value: "PAGES", .integer(min: 0),
-        help: "read scanned PDFs of at most PAGES pages with OCR (tesseract; seconds a page), and try again the "
-            + "scans skipped before; 0 never", default: "0")
-    static let retryFailed = Option(
-        "--retry-failed", help: "try again the files whose extraction failed before (skipped otherwise until they change)")
     static let json = Option("--json", help: "print the summary as JSON")
     static let quiet = Option("--quiet", short: "-q", help: "no progress, no warnings: only the summary")
     static let verbose = Option("--verbose", short: "-v", help: "one line per document written, refreshed or removed")
@@ -63,9 +51,6 @@ struct IndexCommand: Command {
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
     var reembed: Bool
-    var reextract: Bool
-    var retryFailed: Bool
-    var ocrPages = 0
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -77,9 +62,6 @@ struct IndexCommand: Command {
         if let batch = arguments.integer(Self.batch) { batchSize = batch }
         if let jobs = arguments.integer(Self.jobs) { self.jobs = jobs }
         reembed = arguments.flag(Self.reembed)
-        reextract = arguments.flag(Self.reextract)
-        retryFailed = arguments.flag(Self.retryFailed)
-        if let pages = arguments.integer(Self.ocr) { ocrPages = pages }
         json = arguments.flag(Self.json)
         quiet = arguments.flag(Self.quiet)
         verbose = arguments.flag(Self.verbose)
@@ -104,9 +86,6 @@ struct IndexCommand: Command {
         options.batchSize = batchSize
         options.jobs = jobs
         options.reembed = reembed
-        options.reextract = reextract
-        options.retryFailed = retryFailed
-        options.ocrPages = ocrPages
         options.stop = stop
         var finished: IndexSummary?
         for try await progressed in try await index.index(options) {
@@ -153,24 +132,22 @@ struct IndexCommand: Command {
     }
 
     static func describe(_ summary: IndexSummary, model: String) -> String {
-        var skipped = "\(summary.skippedFiles) skipped"
-        if !summary.skippedReasons.isEmpty {
-            skipped +=
-                " ("
-                + summary.skippedReasons.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-                .joined(separator: ", ") + ")"
+        // Each skipped file once: the plain reasons, then the extraction failures grouped by format
+        // (`3 skipped (1 binary; 2 PDFs: 1 encrypted, 1 no text layer)`).
+        let listed = { (reasons: [String: Int]) in
+            reasons.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         }
+        var groups = summary.skippedOtherwise.isEmpty ? [] : [listed(summary.skippedOtherwise)]
+        for (format, words) in summary.extractionFailuresWorded.sorted(by: { $0.key < $1.key }) {
+            let count = words.values.reduce(0, +)
+            groups.append("\(count) \(format.uppercased())\(count == 1 ? "" : "s"): \(listed(words))")
+        }
+        let skipped = "\(summary.skippedFiles) skipped" + (groups.isEmpty ? "" : " (\(groups.joined(separator: "; ")))")
         var text =
             "\(summary.newDocuments) new, \(summary.changedDocuments) changed, \(summary.unchangedDocuments) unchanged, "
             + "\(summary.removedDocuments) removed, \(skipped); "
             + "\(summary.chunksEmbedded) chunks embedded, \(summary.chunksReused) reused, with \(model) in "
             + String(format: "%.1f", summary.seconds) + " s"
-        for (format, kinds) in summary.extractionFailures.sorted(by: { $0.key < $1.key }) {
-            let count = kinds.values.reduce(0, +)
-            text +=
-                "; \(count) \(format.uppercased())\(count == 1 ? "" : "s") not read: "
-                + kinds.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        }
         if summary.failuresRemembered > 0 {
             text += " (\(summary.failuresRemembered) remembered from earlier runs — --retry-failed tries again)"
         }

@@ -25,13 +25,26 @@ struct IndexingOptions {
     static let retryBaseMs = Option(
         "--retry-base-ms", value: "MS", .integer(min: 0), help: "first retry delay", hidden: true)
 
+    static let reextract = Option(
+        "--reextract",
+        help: "read PDF, HTML, DOCX, … files again even when unchanged (after an extractor improved)")
+    static let ocr = Option(
+        "--ocr", value: "PAGES", .integer(min: 0),
+        help: "read scanned PDFs of at most PAGES pages with OCR (tesseract; seconds a page), and try again the "
+            + "scans skipped before; 0 never", default: "0")
+    static let retryFailed = Option(
+        "--retry-failed", help: "try again the files whose extraction failed before (skipped otherwise until they change)")
+
     /// What embeds and what is indexed: first in help.
     static let selection = [provider, embedder, model, include, exclude, maxFileSize]
     /// How a failed request is retried: after the command's own options in help.
     static let retrying = [retries, retryBaseMs]
     /// What a watch beside a server takes (`serve --watch`, `mcp --watch`): what is indexed and how a failed request
     /// is retried.
-    static let watching = [include, exclude, maxFileSize] + retrying
+    static let watching = [include, exclude, maxFileSize] + retrying + extraction
+    /// How documents of extracted formats are read (a watch applies `--reextract` and `--retry-failed` to its
+    /// catch-up pass, `--ocr` to every pass).
+    static let extraction = [reextract, retryFailed, ocr]
 
     /// `--provider` (or `--embedder`); nil keeps the index's.
     var provider: Provider?
@@ -66,6 +79,9 @@ struct IndexingOptions {
         if let retries = arguments.integer(Self.retries) { index.retry.retries = retries }
         retryBaseDelay = arguments.integer(Self.retryBaseMs).map { .milliseconds($0) }
         if let retryBaseDelay { index.retry.baseDelay = retryBaseDelay }
+        index.reextract = arguments.flag(Self.reextract)
+        index.retryFailed = arguments.flag(Self.retryFailed)
+        if let pages = arguments.integer(Self.ocr) { index.ocrPages = pages }
     }
 
     /// What a watch does with these options: their crawl rules and retries, the first backoff `--retry-base-ms`.

@@ -19,7 +19,8 @@ struct WatchCommand: Command {
     static let optionGroups = [
         OptionGroup(
             "Options",
-            IndexingOptions.selection + [poll] + IndexingOptions.retrying + [json, quiet, verbose]
+            IndexingOptions.selection + [poll] + IndexingOptions.retrying + IndexingOptions.extraction
+                + [json, quiet, verbose]
                 + CommonOptions.options)
     ]
     static let epilogue = """

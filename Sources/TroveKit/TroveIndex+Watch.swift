@@ -127,6 +127,11 @@ extension TroveIndex {
                 continue
             }
             var pass = options.index
+            if reason == .changes {
+                // `--reextract` and `--retry-failed` are for the catch-up pass; later passes read what changed.
+                pass.reextract = false
+                pass.retryFailed = false
+            }
             pass.roots = changes.roots
             pass.within = changes.absolutePaths
             pass.stop = stop

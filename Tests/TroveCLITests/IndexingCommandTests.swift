@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TroveCLI
+import TroveKit
 import TroveStore
 import TroveTestSupport
 
@@ -114,6 +115,21 @@ struct IndexingCommandTests {
         #expect(error.text.contains("\r\u{1B}[K1/5 files · 1 chunks embedded"))
         #expect(error.text.hasSuffix("\r\u{1B}[K"))
         #expect(!output.text.contains("\u{1B}"))
+    }
+
+    @Test("the summary counts each skipped file once: plain reasons, then extraction failures grouped by format")
+    func skippedOnce() {
+        var summary = IndexSummary()
+        summary.skippedFiles = 4
+        summary.skippedReasons = ["binary": 1, "encrypted": 1, "no text layer": 2]
+        summary.extractionFailures = ["pdf": ["encrypted": 1, "no-text-layer": 1], "docx": ["no-text-layer": 1]]
+        let text = IndexCommand.describe(summary, model: "m")
+        #expect(text.contains(", 4 skipped (1 binary; 1 DOCX: 1 no text layer; 2 PDFs: 1 encrypted, 1 no text layer); "))
+        #expect(!text.contains("not read"))
+        summary.skippedReasons = ["encrypted": 1]
+        summary.extractionFailures = ["pdf": ["encrypted": 1]]
+        summary.skippedFiles = 1
+        #expect(IndexCommand.describe(summary, model: "m").contains(", 1 skipped (1 PDF: 1 encrypted); "))
     }
 }
 

@@ -20,7 +20,8 @@ final class WatchRig: Sendable {
 
     init(
         files: [String: String] = ["a.md": "# Alpha\n\nthe first note\n"],
-        tweak: (inout WatchOptions) -> Void = { _ in }
+        tweak: (inout WatchOptions) -> Void = { _ in },
+        before: (_ index: TroveIndex, _ root: String) async throws -> Void = { _, _ in }
     )
         async throws
     {
@@ -33,6 +34,7 @@ final class WatchRig: Sendable {
             creating: TroveConfiguration(
                 location: .file(folder.path + "/i.sqlite"), ollama: OllamaClient(baseURL: server.baseURL),
                 modelFolder: "/none"), embedder: EmbedderChoice(provider: .ollama))
+        try await before(index, root)
         var options = WatchOptions(
             index: IndexOptions(roots: [root], retry: RetryPolicy(retries: 0)), quiet: .milliseconds(100),
             maxWait: .seconds(1), firstBackoff: .milliseconds(100))

@@ -1,3 +1,5 @@
+import TroveIngest
+
 /// What one `trove index` run did.
 public struct IndexSummary: Sendable, Equatable, Codable {
     public var newDocuments = 0
@@ -49,6 +51,31 @@ public struct IndexSummary: Sendable, Equatable, Codable {
 
     /// Documents written or confirmed by this run.
     public var documentsDone: Int { newDocuments + changedDocuments + unchangedDocuments }
+
+    /// The skip reasons other than extraction failures (`binary`, `too large`, …), which the text summary lists
+    /// apart from the failures it groups by format, so that no file is counted twice.
+    public var skippedOtherwise: [String: Int] {
+        var reasons = skippedReasons
+        for kinds in extractionFailures.values {
+            for (kind, count) in kinds {
+                let counted = ExtractionFailure.Kind(rawValue: kind)?.counted ?? kind
+                reasons[counted, default: 0] -= count
+            }
+        }
+        return reasons.filter { $0.value > 0 }
+    }
+
+    /// The extraction failures by format, each outcome in the summary's words (`no text layer`, not
+    /// `no-text-layer`).
+    public var extractionFailuresWorded: [String: [String: Int]] {
+        extractionFailures.mapValues { kinds in
+            var words: [String: Int] = [:]
+            for (kind, count) in kinds {
+                words[ExtractionFailure.Kind(rawValue: kind)?.counted ?? kind, default: 0] += count
+            }
+            return words
+        }
+    }
 
     /// Counts one skipped file under `reason`.
     mutating func skip(_ reason: String) {
