@@ -3,13 +3,6 @@ import Testing
 import TroveCLI
 import TroveTestSupport
 
-/// What one in-process `trove` invocation printed and returned.
-struct Invocation {
-    var status: Int32
-    var output: String
-    var error: String
-}
-
 /// Runs `trove` in-process with captured streams and an environment that points at `server` and `index`; with
 /// `terminal`, stdout is captured as a terminal's (colour, escaped control characters).
 func trove(

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveMCP
 import TroveSystem
+import TroveTestSupport
 
 @Suite("The trove mcp executable on piped stdin")
 struct BinaryTests {

@@ -153,14 +153,6 @@ let repositoryRoot: String = {
     return url.path
 }()
 
-/// `trove` sits beside the test bundle in the build folder.
-let troveExecutable: URL = {
-    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("trove")
-    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-    return URL(fileURLWithPath: repositoryRoot + "/.build/debug/trove")
-}()
-
 /// A finished child process.
 struct Finished: Sendable {
     var status: Int32
