@@ -123,10 +123,10 @@ let package = Package(
         .target(name: "CBuildInfo"),
         // Printing hits for a person or a script (text, JSON, colour, escaping, relative paths): used by the CLI and
         // by `trove serve`, which prints for its clients.
-        .target(name: "TroveOutput", dependencies: ["TroveKit"], swiftSettings: strict),
+        .target(name: "TroveOutput", dependencies: ["TroveKit", "TroveSystem"], swiftSettings: strict),
         // The servers: `trove serve`'s socket protocol and `trove mcp`'s, each a target of its own above TroveKit.
         .target(name: "TroveServe", dependencies: ["TroveKit", "TroveOutput", "TroveSystem"], swiftSettings: strict),
-        .target(name: "TroveMCP", dependencies: ["TroveKit", "TroveSystem"], swiftSettings: strict),
+        .target(name: "TroveMCP", dependencies: ["TroveKit", "TroveOutput", "TroveSystem"], swiftSettings: strict),
         // `trove web`: the page, its HTTP API and MCP over Streamable HTTP, on libmicrohttpd; MCP's tools are TroveMCP's.
         .target(
             name: "TroveWeb", dependencies: ["TroveKit", "TroveOutput", "TroveMCP", "TroveSystem", "CMicroHTTPD"],
@@ -197,7 +197,8 @@ let package = Package(
         .testTarget(
             name: "TroveWebTests",
             dependencies: [
-                "TroveWeb", "TroveMCP", "TroveKit", "TroveSystem", "Ollama", "TroveTestSupport", "TroveTestTraits", "trove",
+                "TroveWeb", "TroveMCP", "TroveKit", "TroveSystem", "Ollama", "OpenAICompatible", "TroveTestSupport",
+                "TroveTestTraits", "trove",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import TroveKit
 import TroveOutput
+import TroveSystem
 
 /// Prints an answer's ending: the cited sources, and the warnings a user must not miss.
 struct AnswerPrinter {
@@ -100,6 +101,8 @@ struct SourceOutput: Encodable {
     var endLine: Int
     var heading: String
     var score: Float
+    /// Where the passage is in the original, for a PDF, DOCX, … (as in search's `--json`).
+    var locator: JSON?
 
     init(number: Int?, hit: SearchHit) {
         self.number = number
@@ -108,10 +111,11 @@ struct SourceOutput: Encodable {
         endLine = hit.endLine
         heading = hit.heading
         score = hit.score
+        locator = hit.locator.map(LocatorOutput.json)
     }
 
     enum CodingKeys: String, CodingKey {
-        case number, path, heading, score
+        case number, path, heading, score, locator
         case startLine = "start_line"
         case endLine = "end_line"
     }

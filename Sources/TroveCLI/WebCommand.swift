@@ -10,15 +10,17 @@ struct WebCommand: Command {
         "Serve the index to your browser: search, documents and chat, with an HTTP API and MCP over HTTP."
     static let usage = "trove web [options]"
     static let discussion = """
-        Serves a page, its JSON API and MCP over Streamable HTTP (at /mcp) on 127.0.0.1, on the port given or
-        a free one, until Ctrl-C. It prints the page's URL on stdout: open it. The URL carries a token minted at
-        each start (in the #fragment, which the browser never sends); every API and MCP call must present it
-        as Authorization: Bearer TOKEN, and must name this server as its Host and come from its own origin
-        (against DNS rebinding and cross-site requests). Nothing is loaded from the internet: the page is in the
-        binary. Only indexed documents can be read. Requests are capped at 1 MiB and a connection silent for
-        10 s is closed; each connection has its own thread, so a slow client delays no one. Another address than
-        loopback needs --allow-remote, and anyone who can reach it and has the token can read the index.
-        The API is described in GUIDE.md (trove web).
+        Serves a page, its JSON API and MCP over Streamable HTTP (at /mcp) on 127.0.0.1 (or --host ::1), on
+        the port given or a free one, until Ctrl-C. It prints the page's URL on stdout: open it. The URL carries
+        a token minted at each start (in the #fragment, which the browser never sends); every API and MCP call
+        must present it as Authorization: Bearer TOKEN, and must name this server as its Host and come from its
+        own origin (against DNS rebinding and cross-site requests). Nothing is loaded from the internet: the page
+        is in the binary. Only indexed documents can be read. Requests are capped at 1 MiB and a connection
+        silent for 10 s is closed; each connection has its own thread, so a slow client delays no one. Another
+        address than loopback needs --allow-remote, and anyone who can reach it and has the token can read the
+        index. The page offers the chat models of Ollama and, when --chat-base-url (or --chat-provider openai)
+        names one, of an OpenAI-compatible server; --chat-model and --chat-provider choose the default. The API
+        is described in GUIDE.md (trove web).
         """
     static let optionGroups = [
         OptionGroup(
@@ -37,7 +39,7 @@ struct WebCommand: Command {
     static let port = Option(
         "--port", value: "N", .integer(min: 0, max: 65535), help: "port to listen on; 0 takes a free one", default: "0")
     static let host = Option(
-        "--host", value: "ADDR", help: "IPv4 address to listen on; not loopback needs --allow-remote",
+        "--host", value: "ADDR", help: "address to listen on, IPv4 or IPv6 (::1); not loopback needs --allow-remote",
         default: "127.0.0.1")
     static let allowRemote = Option(
         "--allow-remote", help: "allow --host to be an address other machines can reach (the token is still needed)")
@@ -56,7 +58,9 @@ struct WebCommand: Command {
         allowRemote = arguments.flag(Self.allowRemote)
         try arguments.noOperands()
         if host == "localhost" { host = "127.0.0.1" }
-        if !host.hasPrefix("127."), !allowRemote {
+        // As a URL writes it: [::1] is ::1.
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if !WebServer.isLoopback(host), !allowRemote {
             throw UsageError(
                 "--host \(host) lets other machines reach the index — add --allow-remote if that is what you want")
         }
@@ -70,7 +74,7 @@ struct WebCommand: Command {
         web.version = Launcher.version
         let server = try WebServer(web) { console.log($0) }
         defer { server.stop() }
-        if !host.hasPrefix("127.") {
+        if !WebServer.isLoopback(host) {
             console.log("warning: listening on \(host): anyone who can reach it and has the token can read the index")
         }
         console.print(server.url)

@@ -14,7 +14,8 @@ public struct TroveConfiguration: Sendable {
     public var openAI: OpenAIClient?
     /// Which server writes answers: `.ollama` (the `ollama` client) or `.openai` (`chatServer`).
     public var chatProvider = Provider.ollama
-    /// The OpenAI-compatible server for chat (`--chat-base-url`, else `--base-url`); nil when none is named.
+    /// The OpenAI-compatible server for chat (`--chat-base-url`, else `--base-url`); nil when none is named. Set
+    /// beside an Ollama chat provider too when a chat server is named, so a front end can offer both.
     public var chatServer: OpenAIClient?
     /// The folder holding the built-in model's files.
     public var modelFolder: String
@@ -63,9 +64,9 @@ public struct TroveConfiguration: Sendable {
 }
 
 extension TroveConfiguration {
-    /// The chat model `name` on the configured chat provider.
-    public func chatModel(named name: String) throws -> any ChatModel {
-        switch chatProvider {
+    /// The chat model `name` on `provider`'s server (nil: the configured chat provider).
+    public func chatModel(named name: String, provider: Provider? = nil) throws -> any ChatModel {
+        switch provider ?? chatProvider {
         case .ollama:
             return OllamaChatModel(client: ollama, name: name)
         case .openai:
@@ -77,7 +78,7 @@ extension TroveConfiguration {
             return OpenAIChatModel(client: chatServer, name: name)
         case .builtin:
             throw EmbedderChoiceError(
-                "unknown chat provider '\(chatProvider)' — use --chat-provider \(Provider.spelled(Provider.chatting))")
+                "unknown chat provider '\(provider ?? chatProvider)' — use --chat-provider \(Provider.spelled(Provider.chatting))")
         }
     }
 }

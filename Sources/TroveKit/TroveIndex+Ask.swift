@@ -43,7 +43,10 @@ extension TroveIndex {
     public func ask(_ request: AskRequest, onToken: @escaping @Sendable (String) -> Void = { _ in }) async throws
         -> AskOutcome
     {
-        let asker = Asker(chat: try configuration.chatModel(named: request.options.chatModel), options: request.options)
+        let options = request.options
+        let asker = Asker(
+            chat: try configuration.chatModel(named: options.chatModel, provider: options.chatProvider),
+            options: options)
         let choice = try await chatModel(for: request, asker: asker)
         let query = request.conversation?.retrievalQuery(for: request.question) ?? request.question
         let retrieval = asker.retrieval(from: try await search(asker.retrievalRequest(query: query)))
@@ -80,7 +83,8 @@ extension TroveIndex {
 
     /// Checks a chat model is served and can chat, and learns its context window.
     public nonisolated func inspectChatModel(_ options: AskOptions) async throws -> ChatModelInfo {
-        try await Asker(chat: try configuration.chatModel(named: options.chatModel), options: options).inspectModel()
+        let chat = try configuration.chatModel(named: options.chatModel, provider: options.chatProvider)
+        return try await Asker(chat: chat, options: options).inspectModel()
     }
 
     /// The model to ask, or why there is none and the answer is extractive.

@@ -1,3 +1,4 @@
+import TroveOutput
 import TroveSystem
 
 /// What `tools/list` says: each tool's purpose (written for an agent deciding which to call), its input schema and
@@ -34,7 +35,8 @@ extension MCPTools {
         "type": "array",
         "items": [
             "type": "object",
-            "properties": .object(location.merging(["number": ["type": "integer"]]) { $1 }),
+            "properties": .object(
+                location.merging(["number": ["type": "integer"], "locator": LocatorOutput.schema]) { $1 }),
             "required": ["number", "path", "start_line", "end_line", "heading"],
         ],
     ]
@@ -102,18 +104,7 @@ extension MCPTools {
                                         "type": "string",
                                         "description": "file:// URI; #page=N (#slide=, #msg=, #cell=) for a PDF, DOCX, …",
                                     ],
-                                    "locator": [
-                                        "type": "object",
-                                        "description": "where a passage of a PDF, DOCX, … lies in the original",
-                                        "properties": [
-                                            "kind": ["type": "string", "enum": ["page", "slide", "message", "cell"]],
-                                            "start": ["type": "integer"], "end": ["type": "integer"],
-                                            "approximate": [
-                                                "type": "boolean", "description": "pages from a word processor's layout",
-                                            ],
-                                        ],
-                                        "required": ["kind", "start", "end", "approximate"],
-                                    ],
+                                    "locator": LocatorOutput.schema,
                                 ]) { $1 }),
                             "required": ["rank", "path", "start_line", "end_line", "heading", "score", "text"],
                         ],
@@ -193,6 +184,7 @@ extension MCPTools {
                     "mode": ["type": "string", "enum": ["generated", "extractive", "uncovered"]],
                     "answer": ["type": "string"],
                     "model": ["type": "string"],
+                    "provider": ["type": "string", "description": "the server that wrote the answer: ollama or openai"],
                     "reason": ["type": "string", "description": "why no chat model wrote the answer"],
                     "truncated": ["type": "boolean", "description": "the model dropped part of the sources"],
                     "truncation_check": [

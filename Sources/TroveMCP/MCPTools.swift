@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TroveKit
+import TroveOutput
 import TroveSystem
 
 /// The tools and resources `trove mcp` offers, all read-only, all through `TroveIndex`. A tool that fails (no
@@ -115,12 +116,7 @@ package final class MCPTools: Sendable {
             "end_line": .integer(Int64(hit.endLine)), "heading": .string(hit.heading),
             "score": shortest(hit.score), "text": .string(hit.text), "uri": .string(hit.uri),
         ]
-        if let locator = hit.locator {
-            object["locator"] = [
-                "kind": .string(locator.kind.rawValue), "start": .integer(Int64(locator.first)),
-                "end": .integer(Int64(locator.last)), "approximate": .bool(locator.approximate),
-            ]
-        }
+        if let locator = hit.locator { object["locator"] = LocatorOutput.json(locator) }
         if let score = hit.vectorScore { object["vector_score"] = shortest(score) }
         if let score = hit.keywordScore { object["keyword_score"] = .number(score) }
         if let score = hit.fusedScore { object["fused_score"] = .number(score) }
@@ -168,6 +164,7 @@ package final class MCPTools: Sendable {
         case .answered(let answer):
             let object: [String: JSON] = [
                 "mode": "generated", "answer": .string(answer.text), "model": .string(answer.model),
+                "provider": .string(answer.provider.rawValue),
                 "sources": .array(answer.citedSources.map { Self.source($0.hit, number: $0.number) }),
                 "not_cited": .array(answer.uncitedSources.map { Self.source($0.hit, number: $0.number) }),
                 "truncated": .bool(answer.truncated),
@@ -203,11 +200,14 @@ package final class MCPTools: Sendable {
     /// A Float as the shortest decimal that reads back as it (0.97, not 0.9722222089767456).
     static func shortest(_ value: Float) -> JSON { .number(Double(value.description) ?? Double(value)) }
 
+    /// A numbered source, with its locator for a passage of a PDF, DOCX, … (as `ask --json` writes it).
     static func source(_ hit: SearchHit, number: Int) -> JSON {
-        [
+        var object: [String: JSON] = [
             "number": .integer(Int64(number)), "path": .string(hit.path), "start_line": .integer(Int64(hit.startLine)),
             "end_line": .integer(Int64(hit.endLine)), "heading": .string(hit.heading),
         ]
+        if let locator = hit.locator { object["locator"] = LocatorOutput.json(locator) }
+        return .object(object)
     }
 
     // MARK: status

@@ -1,4 +1,5 @@
 import TroveKit
+import TroveSystem
 
 /// The `--json` shape of a search; each hit is also one `--jsonl` line.
 struct SearchOutput: Encodable {
@@ -30,14 +31,14 @@ struct SearchOutput: Encodable {
         /// `file:///…`, with `#page=4` (`#slide=`, `#msg=`, `#cell=`) for a passage of an extracted document.
         var uri: String
         /// Where the passage is in the original, for an extracted document.
-        var locator: LocatorOutput?
+        var locator: JSON?
 
         /// `hit`, with its scores and ranks when `explain`.
         init(_ hit: SearchHit, explain: Bool = false) {
             rank = hit.rank
             path = hit.path
             uri = hit.uri
-            locator = hit.locator.map(LocatorOutput.init)
+            locator = hit.locator.map(LocatorOutput.json)
             startLine = hit.startLine
             endLine = hit.endLine
             heading = hit.heading

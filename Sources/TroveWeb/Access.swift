@@ -9,11 +9,12 @@ struct Access: Sendable {
     /// `host:port` spellings of this server (lowercased).
     let hosts: Set<String>
 
-    /// The rules for a server on `address:port`; loopback answers to 127.0.0.1 and localhost.
+    /// The rules for a server on `address:port` (an IPv6 address named in brackets, `[::1]:port`, as browsers send
+    /// it); a loopback address also answers to localhost.
     init(token: String, address: String, port: UInt16) {
         self.token = token
-        var names = [address]
-        if address == "127.0.0.1" { names.append("localhost") }
+        var names = [Listener.hostName(address)]
+        if WebServer.isLoopback(address) { names.append("localhost") }
         hosts = Set(names.map { "\($0):\(port)".lowercased() })
     }
 

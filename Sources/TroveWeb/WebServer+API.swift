@@ -39,12 +39,29 @@ extension WebServer {
         return .object(result)
     }
 
-    /// `GET /api/models`: the chat models the chat server lists, and the one used by default.
-    func models() async throws -> JSON {
-        let listing = try await settings.tools.configuration.chatModels()
+    /// `GET /api/models`: each chat server's models (`providers`: Ollama, and the OpenAI-compatible chat server when
+    /// one is named), each `{"provider", "models"}`, or `{"provider", "error"}` for a server that cannot be asked;
+    /// and the provider and model `ask` uses when the request names none (`chat_provider`, `chat_model`).
+    func models() async -> JSON {
+        let configuration = settings.tools.configuration
+        var defaultModel = settings.tools.chatModel
+        var providers: [JSON] = []
+        for provider in configuration.chatProviders {
+            do {
+                let listing = try await configuration.chatModels(of: provider)
+                // No model named for an OpenAI-compatible server: its first, as ask itself would take.
+                if provider == configuration.chatProvider, defaultModel.isEmpty {
+                    defaultModel = listing.models.first ?? ""
+                }
+                providers.append(
+                    ["provider": .string(provider.rawValue), "models": .array(listing.models.map(JSON.string))])
+            } catch {
+                providers.append(["provider": .string(provider.rawValue), "error": .string(String(describing: error))])
+            }
+        }
         return [
-            "provider": .string(listing.provider.rawValue), "models": .array(listing.models.map(JSON.string)),
-            "default": .string(settings.tools.chatModel),
+            "chat_provider": .string(configuration.chatProvider.rawValue), "chat_model": .string(defaultModel),
+            "providers": .array(providers),
         ]
     }
 }

@@ -7,15 +7,18 @@ import TroveSystem
 /// `POST /api/ask`: an answer as Server-Sent Events, each token sent as the model writes it.
 extension WebServer {
     /// The body's members.
-    static let askMembers: Set<String> = ["question", "session", "chat_model", "limit", "extractive"]
+    static let askMembers: Set<String> = [
+        "question", "session", "chat_provider", "chat_model", "limit", "max_tokens", "extractive",
+    ]
 
-    /// `{"question", "session"?, "chat_model"?, "limit"?, "extractive"?}` answered as `event: token`
-    /// (`{"text", "received_ms"}`)
-    /// per piece of the answer, then one `event: done` with `ask`'s result (mode, answer, sources, not_cited, …),
-    /// `warnings` (the CLI's sentences) and `interrupted`; or `event: error` (`{"error"}`). With `session` the
-    /// conversation is `trove chat --session`'s: its turns go to the model and the exchange is stored. When the
-    /// client goes (Stop), the answer is cancelled on the server and stored marked interrupted.
-    func ask(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// `{"question", "session"?, "chat_provider"?, "chat_model"?, "limit"?, "max_tokens"?, "extractive"?}` answered
+    /// as `event: token` (`{"text", "received_ms"}`) per piece of the answer, then one `event: done` with `ask`'s
+    /// result (mode, answer, model, provider, sources, not_cited, …), `warnings` (the CLI's sentences) and
+    /// `interrupted`; or `event: error` (`{"error"}`). A named provider or model must be one `/api/models` lists
+    /// (else 400, before anything streams). With `session` the conversation is `trove chat --session`'s: its turns
+    /// go to the model and the exchange is stored. When the client goes (Stop), the answer is cancelled on the
+    /// server and stored marked interrupted.
+    func ask(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let body = JSON.parse(request.body), let members = body.objectValue else {
             return WebResponses.error(400, "ask takes a JSON object like {\"question\": \"…\"}")
         }
@@ -26,13 +29,22 @@ extension WebServer {
         let question = body["question"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !question.isEmpty else { return WebResponses.error(400, "ask needs a non-empty question") }
         let session = body["session"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        let chosenModel = body["chat_model"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let choice = try await chatChoice(
+            provider: try Self.text(body, "chat_provider"), model: try Self.text(body, "chat_model"))
+        let chosenModel = choice?.model
         var options = AskOptions(chatModel: chosenModel ?? settings.tools.chatModel)
+        options.chatProvider = choice?.provider
         if let limit = body["limit"] {
             guard let value = limit.integerValue, (1...50).contains(value) else {
                 return WebResponses.error(400, "limit must be a whole number from 1 to 50")
             }
             options.limit = Int(value)
+        }
+        if let value = body["max_tokens"] {
+            guard let number = value.integerValue, number >= 1 else {
+                return WebResponses.error(400, "max_tokens must be a whole number from 1")
+            }
+            options.maxAnswerTokens = Int(number)
         }
         let extractive = body["extractive"]?.boolValue ?? false
         let index = try tools.index()
@@ -86,6 +98,41 @@ extension WebServer {
                 ("Content-Type", "text/event-stream; charset=utf-8"), ("X-Accel-Buffering", "no"),
             ],
             body: .stream(stream))
+    }
+
+    /// The chat server and model a request names (`chat_provider`, `chat_model`), checked against what that server
+    /// lists; nil when it names neither (the defaults, and an extractive answer when they cannot be used, as
+    /// `trove ask`). A provider not configured here, or a model its server does not list, is the request's fault
+    /// (400); a server that cannot be asked is 503.
+    func chatChoice(provider word: String?, model: String?) async throws -> (provider: Provider, model: String)? {
+        guard word != nil || model != nil else { return nil }
+        let configuration = settings.tools.configuration
+        let offered = configuration.chatProviders
+        var provider = configuration.chatProvider
+        if let word {
+            guard let named = Provider(rawValue: word), offered.contains(named) else {
+                let more =
+                    offered.contains(.openai) ? "" : " (trove web --chat-base-url URL adds an OpenAI-compatible one)"
+                throw WebError.usage(
+                    "chat provider '\(word)' is not configured here — choose \(Provider.spelled(offered))\(more)")
+            }
+            provider = named
+        }
+        let listing = try await configuration.chatModels(of: provider)
+        let fallback = provider == configuration.chatProvider ? settings.tools.chatModel : ""
+        let name = model ?? (fallback.isEmpty ? listing.models.first ?? "" : fallback)
+        guard listing.serves(name) else {
+            let listed = listing.models.isEmpty ? "it lists none" : "choose " + listing.models.joined(separator: ", ")
+            throw WebError.usage("chat model '\(name)' is not served by \(provider) — \(listed) (GET /api/models)")
+        }
+        return (provider, name)
+    }
+
+    /// A string member of the body, nil when absent or empty; anything but a string is the request's fault.
+    static func text(_ body: JSON, _ member: String) throws -> String? {
+        guard let value = body[member], value != .null else { return nil }
+        guard let text = value.stringValue else { throw WebError.usage("\(member) must be a string") }
+        return text.isEmpty ? nil : text
     }
 
     /// One Server-Sent Event: its name and one line of JSON.

@@ -12,7 +12,7 @@ package final class WebServer: Sendable {
     package struct Settings: Sendable {
         /// The index, and the chat model `ask` uses when the page does not choose one.
         package var tools: MCPTools.Settings
-        /// The IPv4 address to listen on: loopback unless the user said otherwise.
+        /// The address to listen on, IPv4 or IPv6: loopback unless the user said otherwise.
         package var address = "127.0.0.1"
         /// The port; 0 takes any free one.
         package var port: UInt16 = 0
@@ -55,7 +55,10 @@ package final class WebServer: Sendable {
     /// The token API calls carry.
     package var token: String { access.token }
     /// The page's address with the token, as printed: the token rides in the fragment, which a browser never sends.
-    package var url: String { "http://\(settings.address):\(port)/#token=\(token)" }
+    package var url: String { "http://\(Listener.hostName(settings.address)):\(port)/#token=\(token)" }
+
+    /// Whether `address` reaches this machine only (127.0.0.0/8, ::1): any other needs `--allow-remote`.
+    package static func isLoopback(_ address: String) -> Bool { address.hasPrefix("127.") || address == "::1" }
 
     /// Loads the vectors (and a built-in model) before the first search, when there is an index.
     package func warmUp() async { await tools.warmUp() }
@@ -90,8 +93,8 @@ package final class WebServer: Sendable {
             case ("GET", "search", 1): return WebResponses.json(try await search(request))
             case ("GET", "document", 1): return WebResponses.json(try await document(request))
             case ("GET", "status", 1): return WebResponses.json(try await status())
-            case ("GET", "models", 1): return WebResponses.json(try await models())
-            case ("POST", "ask", 1): return try ask(request)
+            case ("GET", "models", 1): return WebResponses.json(await models())
+            case ("POST", "ask", 1): return try await ask(request)
             case (_, "sessions", _): return try await sessions(request, route: Array(route.dropFirst()))
             default:
                 return WebResponses.error(

@@ -3,10 +3,11 @@
 
     web_checks.py URL ARTIFACTS_FOLDER [--bench N]
 
-Runs the page's user journey against a server whose chat model is the fake Ollama (each token ~150 ms apart):
-search as you type, open a passage with the keyboard, a hostile note shown as text (its script never runs), ask and
-see the tokens arrive one by one, follow a citation, Stop an answer, resume a session made with `trove chat`, and no
-console errors. Saves a screenshot of each step in ARTIFACTS_FOLDER and prints one JSON object of what it saw; exits
+Runs the page's user journey against a server whose chat models are the fake Ollama's (each token ~150 ms apart),
+with a real PDF indexed and a watch pass in progress: the watch's progress in the status, search as you type, open a
+passage with the keyboard, a PDF's hit with its page shown in the list and the document, a hostile note shown as
+text (its script never runs), ask and see the tokens arrive one by one, follow a citation, switch the chat model,
+Stop an answer, resume sessions made with `trove chat` (one citing a PDF's page), and no console errors. Saves a screenshot of each step in ARTIFACTS_FOLDER and prints one JSON object of what it saw; exits
 1 with the reason on stderr at the first failed check. With --bench N it instead measures N keystroke-to-rendered-
 hits round trips and the token-to-screen delay, and prints them.
 """
@@ -81,6 +82,8 @@ def journey(url, folder):
         driver.get(url)
         page.wait.until(lambda d: "documents" in page.find("#status").text)
         check("token=" not in driver.current_url, "the token stays in the address bar")
+        # The caller recorded a watch pass in progress (2 of 5 files): the status says so.
+        check("indexing 2/5 files" in page.find("#status").text, "the watch's progress: " + page.find("#status").text)
         page.shot("loaded")
 
         # Search as you type: hits with path:lines, heading, marked words, scores.
@@ -104,6 +107,29 @@ def journey(url, folder):
         page.shot("document")
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
         page.wait.until(lambda d: page.find("#document").get_attribute("hidden"))
+
+        # A passage of a real PDF: its page after path:lines, as `trove search` prints it, and in the document view.
+        hits = page.search("shared MIME info database glob patterns")
+        paged = [hit for hit in hits if "mime-spec.pdf:" in hit.text]
+        check(paged, "the PDF is found")
+        label = paged[0].find_element(By.CSS_SELECTOR, ".locator").text
+        check(label.startswith("p."), f"the hit names its page ({label!r})")
+        location = paged[0].find_element(By.CSS_SELECTOR, ".location").text
+        seen["pdf_hit"] = location + " " + label
+        page.shot("pdf-hit")
+        paged[0].click()
+        page.wait.until(lambda d: "mime-spec.pdf" in page.find("#doc-title").text and page.all("#doc-lines li.hit"))
+        check(page.find("#doc-locator").text == label, "the document names the hit's page")
+        first_line = int(page.all("#doc-lines li.hit")[0].get_attribute("value"))
+        start = int(location.rsplit(":", 1)[1].split("-")[0])
+        check(first_line == start, f"the hit's lines are highlighted (from {first_line}, the hit's {start})")
+        page.find("#copy-location").click()
+        page.wait.until(lambda d: page.find("#copy-location").text != "Copy path:line")
+        copied = page.find("#copy-location").text
+        # Headless Chromium may refuse the clipboard: the page then shows what it would have copied.
+        check(copied == "Copied" or copied.endswith(f"mime-spec.pdf:{first_line}"), f"Copy path:line ({copied!r})")
+        page.shot("pdf-page")
+        page.find("#close-document").click()
 
         # A hostile note: its markup is shown as text, its script never runs.
         hits = page.search("gardening tips daily")
@@ -145,6 +171,21 @@ def journey(url, folder):
         check(page.all("#doc-lines li.hit"), "the cited passage is highlighted")
         page.shot("citation")
         page.find("#close-document").click()
+        check("Answered by llama3.2:latest (ollama)" in answer.text, "the default model answered: " + answer.text)
+
+        # Switch the model: the picker lists each server's models; the next answer is the chosen one's.
+        groups = [g.get_attribute("label") for g in page.all("#model optgroup")]
+        check("ollama" in groups, f"the picker groups models by server ({groups})")
+        seen["model_groups"] = groups
+        driver.execute_script(
+            "const m = document.getElementById('model'); m.value = 'ollama:qwen2.5:latest';"
+            "m.dispatchEvent(new Event('change'));")
+        check(page.find("#model").get_attribute("value") == "ollama:qwen2.5:latest", "qwen2.5 is offered")
+        page.find("#question").send_keys("which notes mention the bastion?", Keys.ENTER)
+        page.wait.until(lambda d: len(page.all(".turn.assistant[data-done=true]")) >= 2)
+        switched = page.all(".turn.assistant")[-1].text
+        check("Answered by qwen2.5:latest (ollama)" in switched, "the chosen model answered: " + switched)
+        page.shot("model-switched")
 
         # Stop: the answer stops in the page (and on the server: the caller checks the stored turn).
         driver.execute_script("window.__tokens = [];")
@@ -166,6 +207,19 @@ def journey(url, folder):
         check(page.all("#messages .turn.assistant"), "the stored answer is shown")
         seen["resumed_turns"] = len(page.all("#messages .turn"))
         page.shot("resumed")
+
+        # A stored session whose source is a PDF's page: the source keeps its page and opens its passage.
+        driver.execute_script(
+            "const s = document.getElementById('sessions'); s.value = 'pdf-cli';"
+            "s.dispatchEvent(new Event('change'));")
+        page.wait.until(lambda d: "glob patterns" in page.find("#messages").text)
+        sources = page.all("#messages ul.sources a")
+        check(sources and "mime-spec.pdf:" in sources[0].text and " p." in sources[0].text,
+              "the stored PDF source shows its page: " + page.find("#messages").text)
+        sources[0].click()
+        page.wait.until(lambda d: "mime-spec.pdf" in page.find("#doc-title").text and page.all("#doc-lines li.hit"))
+        check(page.find("#doc-locator").text.startswith("p."), "the document names the source's page")
+        page.find("#close-document").click()
 
         check(page.pwned() is None, "no script of a document ran")
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]

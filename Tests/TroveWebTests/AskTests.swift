@@ -126,13 +126,4 @@ struct AskTests {
                 "no member 'temperature'"))
         #expect(try rig.send("POST", "/api/ask", body: #"{"question": "x", "limit": 99}"#).status == 400)
     }
-
-    @Test("models: what the chat server lists, and the default")
-    func models() async throws {
-        let rig = try await WebRig()
-        let models = try rig.json("/api/models")
-        #expect(models["provider"] == "ollama")
-        #expect(models["default"] == "llama3.2")
-        #expect(models["models"]?.arrayValue?.contains("llama3.2:latest") == true)
-    }
 }

@@ -28,15 +28,24 @@ let browserArtifacts = repositoryRoot + "/.build/test-artifacts/web"
     "trove web in a real browser (headless Chromium through WebDriver)",
     .enabled(if: browserMissing == nil, Comment(rawValue: browserMissing ?? "")), .offCooperativePool, .serialized)
 struct BrowserTests {
-    @Test("search, a passage by keyboard, a hostile note as text, streamed answer, citation, Stop, a resumed session")
+    @Test("watch progress, search, keys, a PDF's page, a hostile note, streaming, citation, model switch, Stop, resume")
     func journey() async throws {
-        let rig = try await WebRig(chatDelayMilliseconds: 150)
+        let rig = try await WebRig(chatDelayMilliseconds: 150, chatModels: ["llama3.2", "qwen2.5"], pdf: true)
+        // A watch pass in progress, as `trove web --watch` records it: the page's status shows it.
+        rig.web.progress.record(.watching(roots: [rig.notes], folders: 1))
+        rig.web.progress.record(.indexing(.progress(filesDone: 2, filesTotal: 5, chunksEmbedded: 0)))
         // A session made by `trove chat` itself, for the page to resume.
         let chat = try await run(
             troveExecutable,
             ["chat", "--session", "from-cli", "--index", rig.indexPath, "--ollama", rig.ollama.baseURL.absoluteString],
             input: "how do I connect through the bastion host with ssh?\n")
         #expect(chat.status == 0, "\(chat.error)")
+        // And one whose source is a PDF's page, stored as `[1] …/mime-spec.pdf p.N (lines a–b)`.
+        let paged = try await run(
+            troveExecutable,
+            ["chat", "--session", "pdf-cli", "--index", rig.indexPath, "--ollama", rig.ollama.baseURL.absoluteString],
+            input: "what does the shared MIME info database say about glob patterns?\n")
+        #expect(paged.status == 0, "\(paged.error)")
         try? FileManager.default.removeItem(atPath: browserArtifacts)
         try FileManager.default.createDirectory(atPath: browserArtifacts, withIntermediateDirectories: true)
         let url = "http://127.0.0.1:\(rig.web.port)/#token=\(WebRig.token)"
@@ -45,10 +54,14 @@ struct BrowserTests {
         #expect(checks.status == 0, "\(checks.error)")
         let seen = try #require(JSON.parse(Data(checks.output.utf8)), "\(checks.output) \(checks.error)")
         #expect((seen["tokens"]?.integerValue ?? 0) >= 5)
-        #expect(seen["screenshots"]?.arrayValue?.count == 9)
+        #expect(seen["screenshots"]?.arrayValue?.count == 12)
+        #expect(seen["pdf_hit"]?.stringValue?.contains("mime-spec.pdf:") == true)
+        // The switched model wrote the later answers.
+        let sent = JSON.parse(rig.ollama.lastRequestBody(path: "/api/chat") ?? Data())
+        #expect(sent?["model"] == "qwen2.5:latest")
         // Stop cancelled the answer on the server: it is stored, marked interrupted.
         let turns = try rig.json("/api/sessions/default")["turns"]?.arrayValue ?? []
-        #expect(turns.count == 4)
+        #expect(turns.count == 6)
         #expect(turns.last?["interrupted"] == true)
         #expect(turns.dropLast().last?["content"] == "what about the garden?")
     }

@@ -1,14 +1,16 @@
 import Foundation
 import Glibc
 import Ollama
+import OpenAICompatible
 import TroveKit
 import TroveMCP
 import TroveSystem
 import TroveTestSupport
 import TroveWeb
 
-/// A real index of a few notes (one of them hostile markup), embedded and answered by the fake Ollama server, and a
-/// `trove web` server over it in this process.
+/// A real index of a few notes (one of them hostile markup; with `pdf`, also a real PDF made by others), embedded and
+/// answered by the fake Ollama server, and a `trove web` server over it in this process. `chatServer` adds an
+/// OpenAI-compatible chat server (llama.cpp's) beside Ollama.
 final class WebRig: Sendable {
     static let token = String(repeating: "ab12", count: 16)
     /// A note that tries to run script in the page.
@@ -25,10 +27,14 @@ final class WebRig: Sendable {
     let indexPath: String
     let web: WebServer
 
-    init(kind: StoreKind = .sqlite, chatDelayMilliseconds: Int = 0, limits: HTTPServer.Limits = HTTPServer.Limits())
-        async throws
-    {
-        ollama = try FakeOllamaServer(models: [.embedding("nomic-embed-text"), .chat("llama3.2")])
+    /// The PDF `pdf` adds: freedesktop.org's Shared MIME-info spec (17 pages, pdfTeX), the extraction tests' fixture.
+    static let pdfFixture = repositoryRoot + "/Tests/TroveExtractTests/Fixtures/pdf/shared-mime-info-spec.pdf"
+
+    init(
+        kind: StoreKind = .sqlite, chatDelayMilliseconds: Int = 0, limits: HTTPServer.Limits = HTTPServer.Limits(),
+        address: String = "127.0.0.1", chatModels: [String] = ["llama3.2"], chatServer: URL? = nil, pdf: Bool = false
+    ) async throws {
+        ollama = try FakeOllamaServer(models: [.embedding("nomic-embed-text")] + chatModels.map { .chat($0) })
         ollama.streaming.delayMilliseconds = chatDelayMilliseconds
         ollama.streaming.reply = "Use the bastion host as a jump host for every ssh session [1]."
         folder = try TemporaryDirectory()
@@ -36,22 +42,27 @@ final class WebRig: Sendable {
         try folder.write("notes/garden.md", "# Garden\n\nWater the basil when the soil is dry.\n\nPrune tomatoes.\n")
         try folder.write("notes/hostile.md", Self.hostileNote)
         notes = folder.path + "/notes"
+        if pdf { try FileManager.default.copyItem(atPath: Self.pdfFixture, toPath: notes + "/mime-spec.pdf") }
         indexPath = kind == .sqlite ? folder.path + "/i.sqlite" : try await kind.freshLocation(in: folder.path)
-        let configuration = TroveConfiguration(
+        var configuration = TroveConfiguration(
             location: IndexLocation(indexPath), ollama: OllamaClient(baseURL: ollama.baseURL),
             modelFolder: "/nonexistent")
+        configuration.extractionWorker = [troveExecutable, "extract-worker"]
+        configuration.chatServer = chatServer.map { OpenAIClient(baseURL: $0, apiKey: nil) }
         let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         for try await _ in try await index.index(IndexOptions(roots: [notes])) {}
         var settings = WebServer.Settings(
             tools: MCPTools.Settings(configuration: configuration, chatModel: "llama3.2", chatModelChosen: false))
         settings.token = Self.token
         settings.limits = limits
+        settings.address = address
         web = try WebServer(settings) { _ in }
     }
 
     deinit { web.stop() }
 
-    var host: String { "127.0.0.1:\(web.port)" }
+    var host: String { (address.contains(":") ? "[\(address)]" : address) + ":\(web.port)" }
+    var address: String { web.settings.address }
 
     /// Sends `request` as written (after filling in the defaults) and reads the whole response.
     func send(
@@ -62,7 +73,7 @@ final class WebRig: Sendable {
         if !body.isEmpty { all["Content-Length"] = String(body.utf8.count) }
         all.merge(headers) { $1 }
         let head = "\(method) \(target) HTTP/1.1\r\n" + all.map { "\($0): \($1)\r\n" }.joined() + "\r\n"
-        let connection = try RawConnection(port: web.port)
+        let connection = try RawConnection(port: web.port, address: address)
         try connection.write(head + body)
         return RawResponse(try connection.readAll())
     }
@@ -82,18 +93,37 @@ final class RawConnection {
     /// Ollama's port that stopped answering).
     private var open = true
 
-    init(port: UInt16) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    /// Connects to `address` (IPv4, or IPv6 like ::1) on `port`.
+    init(port: UInt16, address: String = "127.0.0.1") throws {
+        let ipv6 = address.contains(":")
+        descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var connected: Int32 = -1
+        if ipv6 {
+            var peer = sockaddr_in6()
+            peer.sin6_family = sa_family_t(AF_INET6)
+            peer.sin6_port = port.bigEndian
+            inet_pton(AF_INET6, address, &peer.sin6_addr)
+            connected = withUnsafePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var peer = sockaddr_in()
+            peer.sin_family = sa_family_t(AF_INET)
+            peer.sin_port = port.bigEndian
+            inet_pton(AF_INET, address, &peer.sin_addr)
+            connected = withUnsafePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else {
+            Glibc.close(descriptor)  // the deinit's close() must not close the number again
+            open = false
+            throw POSIXError(.ECONNREFUSED)
+        }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -168,7 +198,8 @@ struct RawResponse {
             let start = line.upperBound
             let end = rest.utf8.index(start, offsetBy: size)
             out += rest[start..<end]
-            rest = rest[end...].dropFirst(2)
+            // By UTF-8 bytes: "\r\n" is one Character, so dropping two Characters would eat the next size's digit.
+            rest = Substring(rest.utf8[end...].dropFirst(2))
         }
         return out
     }

@@ -5,6 +5,8 @@ import TroveSystem
 /// How `trove ask` and `trove chat` talk to the chat model.
 public struct AskOptions: Sendable {
     public var chatModel: String
+    /// The server that writes the answer; nil is the configuration's chat provider.
+    public var chatProvider: Provider?
     /// Passages retrieved before packing.
     public var limit = 8
     /// Below this vector score a passage does not count as covering the question.

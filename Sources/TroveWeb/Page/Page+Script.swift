@@ -114,15 +114,17 @@ function renderHits(list, terms) {
   selected = -1;
   const items = list.map((hit, position) => {
     const location = shortPath(hit.path) + ':' + hit.start_line + '-' + hit.end_line;
+    // A passage of a PDF, DOCX, …: its page (slide, message, cell) after the lines, as `trove search` prints it.
+    const page = hit.locator ? hit.locator.label : '';
     const scores = 'score ' + hit.score.toFixed(2) +
       (hit.vector_score !== undefined ? ' · meaning ' + hit.vector_score.toFixed(2) : '') +
       (hit.keyword_score !== undefined ? ' · keywords ' + hit.keyword_score.toFixed(2) : '');
     const item = el('li', { role: 'option', 'aria-selected': 'false', id: 'hit-' + position,
       onclick: () => { select(position); openHit(hit); } },
       el('div', { class: 'hit-head' }, el('span', { class: 'location' }, location),
-        el('span', { class: 'score' }, scores), hit.heading ? el('span', { class: 'heading' }, hit.heading) : null),
+        page ? el('span', { class: 'locator' }, page) : null, el('span', { class: 'score' }, scores), hit.heading ? el('span', { class: 'heading' }, hit.heading) : null),
       el('div', { class: 'snippet' }, ...(hit.snippet || []).map((line) => el('div', {}, marked(line, terms)))));
-    item.setAttribute('aria-label', location + (hit.heading ? ', ' + hit.heading : ''));
+    item.setAttribute('aria-label', location + (page ? ' ' + page : '') + (hit.heading ? ', ' + hit.heading : ''));
     return item;
   });
   hitsList.replaceChildren(...items);
@@ -143,10 +145,12 @@ function select(position) {
 
 let shownLocation = '';
 
-async function openPassage(path, start, end) {
+/** Opens `path` with lines start–end highlighted; `locator` (a PDF's page, …) is named beside its title. */
+async function openPassage(path, start, end, locator) {
   try {
     const doc = await api('/api/document?' + new URLSearchParams({ path }).toString());
     $('doc-title').textContent = shortPath(doc.path);
+    $('doc-locator').textContent = locator ? locator.label : '';
     const items = doc.lines.map((line) => {
       const item = el('li', { value: String(line.number) }, line.text || '\u200b');
       if (line.number >= start && line.number <= end) item.className = 'hit';
@@ -164,7 +168,7 @@ async function openPassage(path, start, end) {
   }
 }
 
-function openHit(hit) { openPassage(hit.path, hit.start_line, hit.end_line); }
+function openHit(hit) { openPassage(hit.path, hit.start_line, hit.end_line, hit.locator); }
 
 function closeDocument() {
   $('document').hidden = true;
@@ -245,21 +249,29 @@ function citation(number, sources) {
   const source = sources.get(Number(number));
   if (!source) return '[' + number + ']';
   return el('a', { class: 'cite', href: '#', role: 'link', 'data-source': number,
-    'aria-label': 'source ' + number + ': ' + shortPath(source.path) + ' lines ' + source.start_line + ' to ' +
-      source.end_line,
-    onclick: (event) => { event.preventDefault(); openPassage(source.path, source.start_line, source.end_line); } },
+    'aria-label': 'source ' + number + ': ' + shortPath(source.path) +
+      (source.locator ? ' ' + source.locator.label : '') + ' lines ' + source.start_line + ' to ' + source.end_line,
+    onclick: (event) => {
+      event.preventDefault(); openPassage(source.path, source.start_line, source.end_line, source.locator); } },
     '[' + number + ']');
 }
 
 function sourceLine(source) {
   const text = '[' + source.number + '] ' + shortPath(source.path) + ':' + source.start_line + '-' + source.end_line +
-    (source.heading ? '  ' + source.heading : '');
+    (source.locator ? ' ' + source.locator.label : '') + (source.heading ? '  ' + source.heading : '');
   return el('li', {}, el('a', { href: '#', onclick: (event) => {
-    event.preventDefault(); openPassage(source.path, source.start_line, source.end_line); } }, text));
+    event.preventDefault(); openPassage(source.path, source.start_line, source.end_line, source.locator); } }, text));
 }
 
-/** A stored source line (`[n] /path:start-end  heading`) as the source it names. */
+/** A stored source line as the source it names: `[n] /path:start-end  heading`, or for a PDF, DOCX, …
+ *  `[n] /path p.4 (lines 120–138)  heading` (as `trove chat` stores them). */
 function parseStoredSource(line) {
+  const paged =
+    /^\[(\d+)\] (.*) (≈?(?:p\.|slides? |msgs? |cells? )[\d–]+) \(lines (\d+)–(\d+)\)(?:  (.*))?$/.exec(line);
+  if (paged) {
+    return { number: Number(paged[1]), path: paged[2], locator: { label: paged[3] }, start_line: Number(paged[4]),
+      end_line: Number(paged[5]), heading: paged[6] || '' };
+  }
   const found = /^\[(\d+)\] (.*):(\d+)-(\d+)(?:  (.*))?$/.exec(line);
   return found && { number: Number(found[1]), path: found[2], start_line: Number(found[3]),
     end_line: Number(found[4]), heading: found[5] || '' };
@@ -277,6 +289,7 @@ function renderEnding(turn, done) {
   const cited = done.sources || [];
   const uncited = done.not_cited || [];
   if (done.mode !== 'generated') turn.append(el('p', { class: 'warning' }, done.reason || done.answer));
+  else turn.append(el('p', { class: 'answered-by' }, 'Answered by ' + done.model + ' (' + done.provider + ')'));
   turn.append(el('p', { class: 'sources' }, cited.length ? 'Sources:' : 'Sources: none cited'));
   if (cited.length) turn.append(el('ul', { class: 'sources' }, ...cited.map(sourceLine)));
   if (!cited.length && uncited.length && done.mode === 'generated') {
@@ -300,7 +313,7 @@ async function ask(question) {
     const response = await fetch('/api/ask', {
       method: 'POST', signal: controller.signal,
       headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ question, session, chat_model: $('model').value || undefined }),
+      body: JSON.stringify(Object.assign({ question, session }, chosenModel())),
     });
     if (!response.ok) throw new Error((await response.json().catch(() => ({}))).error || response.statusText);
     const reader = response.body.getReader();
@@ -385,21 +398,43 @@ async function openSession(name) {
       if (sources.length) node.append(el('ul', { class: 'sources' }, ...sources.map(sourceLine)));
       messages.append(node);
     }
-    if (stored.chat_model && [...$('model').options].some((o) => o.value === stored.chat_model)) {
-      $('model').value = stored.chat_model;
-    }
+    // The session's model, on the chosen server if that lists it, else on any that does.
+    const options = [...$('model').options].filter((o) => o.dataset.model === stored.chat_model);
+    const same = options.find((o) => o.dataset.provider === chosenModel().chat_provider) || options[0];
+    if (same) $('model').value = same.value;
   } catch (error) {
     $('status').textContent = error.message;
   }
   loadSessions();
 }
 
+/** The picker's choice as ask's members: `{chat_provider, chat_model}`, or nothing for the server's default. */
+function chosenModel() {
+  const option = $('model').selectedOptions[0];
+  if (!option || !option.dataset.provider) return {};
+  return { chat_provider: option.dataset.provider, chat_model: option.dataset.model };
+}
+
+/** The picker: one group per chat server (Ollama, and the OpenAI-compatible one when configured), its models as
+ *  options; a server that cannot be asked shows why, disabled. The server's default is chosen. */
 async function loadModels() {
   try {
     const listing = await api('/api/models');
-    const names = listing.models.includes(listing.default) ? listing.models : [listing.default, ...listing.models];
-    $('model').replaceChildren(...names.map((name) => el('option', { value: name }, name)));
-    $('model').value = listing.default;
+    const option = (provider, model) => el('option', { value: provider + ':' + model, 'data-provider': provider,
+      'data-model': model }, model);
+    const groups = listing.providers.map((server) => el('optgroup', { label: server.provider },
+      ...(server.error ? [el('option', { disabled: '', title: server.error }, 'not reachable')]
+        : server.models.map((model) => option(server.provider, model)))));
+    $('model').replaceChildren(...groups);
+    const defaults = [...$('model').options].filter((o) => o.dataset.provider === listing.chat_provider);
+    const chosen = defaults.find((o) => o.dataset.model === listing.chat_model) ||
+      defaults.find((o) => o.dataset.model === listing.chat_model + ':latest');
+    if (chosen) $('model').value = chosen.value;
+    else if (listing.chat_model) {
+      // The default is not listed (not pulled yet): asking without a choice answers from the passages, as the CLI.
+      $('model').prepend(el('option', { value: '' }, listing.chat_model + ' (default, not listed)'));
+      $('model').value = '';
+    }
   } catch (error) {
     $('model').replaceChildren(el('option', { value: '' }, 'default'));
     $('status').textContent = error.message;

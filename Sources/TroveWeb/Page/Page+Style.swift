@@ -35,6 +35,9 @@ extension Page {
         .hits li[aria-selected=true] { border-color: var(--accent); background: var(--panel); }
         .hit-head { display: flex; gap: .6rem; flex-wrap: wrap; align-items: baseline; }
         .location { color: var(--accent); font-weight: 600; font-family: ui-monospace, monospace; font-size: .9rem; }
+        .locator { color: var(--accent); font-size: .85rem; }
+        .document h2 + .locator { margin-right: auto; }
+        .answered-by { color: var(--muted); font-size: .8rem; margin: .2rem 0; }
         .score { color: var(--muted); font-size: .8rem; font-variant-numeric: tabular-nums; }
         .heading { color: var(--muted); }
         .snippet { margin: .2rem 0 0 1rem; font-size: .9rem; white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -43,7 +46,7 @@ extension Page {
           position: sticky; top: 1rem; }
         .document header { display: flex; gap: .5rem; align-items: center; padding: .5rem; position: sticky; top: 0;
           background: var(--bg); border-bottom: 1px solid var(--line); }
-        .document h2 { font-size: .95rem; margin: 0 auto 0 0; font-family: ui-monospace, monospace;
+        .document h2 { font-size: .95rem; margin: 0; font-family: ui-monospace, monospace;
           overflow-wrap: anywhere; }
         .lines { margin: 0; padding: .5rem 0 .5rem 3.5rem; font: 13px/1.5 ui-monospace, monospace; }
         .lines li { white-space: pre-wrap; overflow-wrap: anywhere; padding-left: .5rem; }

@@ -75,6 +75,7 @@ enum Page {
           <article id="document" class="document" aria-label="Document" hidden>
             <header>
               <h2 id="doc-title"></h2>
+              <span id="doc-locator" class="locator" aria-label="Page"></span>
               <button type="button" id="copy-location">Copy path:line</button>
               <button type="button" id="close-document" aria-label="Close the document">Close</button>
             </header>
