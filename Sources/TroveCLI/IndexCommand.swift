@@ -15,7 +15,7 @@ struct IndexCommand: Command {
         OptionGroup(
             "Options",
             IndexingOptions.selection + [batch, jobs] + IndexingOptions.retrying
-                + [reembed] + IndexingOptions.extraction + [json, quiet, verbose] + CommonOptions.options)
+                + [reembed] + IndexingOptions.extraction + [precision, json, quiet, verbose] + CommonOptions.options)
     ]
     static let epilogue = """
         Honours .gitignore and .troveignore files; skips .git, node_modules, .build and hidden folders.
@@ -42,6 +42,11 @@ struct IndexCommand: Command {
         "--reembed",
         help: "rebuild every vector with the model as it is now (after ollama pull, or with another --model); "
             + "searches use the old vectors until the new set is complete")
+    static let precision = Option(
+        "--precision", value: "MODE",
+        .choice((EmbedPrecision.allCases.map(\.rawValue) + ["auto"]).map { Option.Choice($0) }),
+        help: "the built-in model's arithmetic: reduced precision is faster where the CPU has the instructions",
+        default: "$TROVE_EMBED_PRECISION, else auto (the fastest that keeps the ranking)")
     static let json = Option("--json", help: "print the summary as JSON")
     static let quiet = Option("--quiet", short: "-q", help: "no progress, no warnings: only the summary")
     static let verbose = Option("--verbose", short: "-v", help: "one line per document written, refreshed or removed")
@@ -51,6 +56,8 @@ struct IndexCommand: Command {
     var batchSize = IndexOptions.defaultBatchSize
     var jobs = IndexOptions.defaultJobs
     var reembed: Bool
+    /// `--precision`, when given.
+    var precision: String?
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -62,6 +69,7 @@ struct IndexCommand: Command {
         if let batch = arguments.integer(Self.batch) { batchSize = batch }
         if let jobs = arguments.integer(Self.jobs) { self.jobs = jobs }
         reembed = arguments.flag(Self.reembed)
+        precision = arguments.value(Self.precision)
         json = arguments.flag(Self.json)
         quiet = arguments.flag(Self.quiet)
         verbose = arguments.flag(Self.verbose)
@@ -70,7 +78,8 @@ struct IndexCommand: Command {
     }
 
     func run(_ console: Console) async throws -> Int32 {
-        let settings = try Settings(common, console: console)
+        var settings = try Settings(common, console: console)
+        settings.precisionFlag = precision
         let roots = folders.map { IndexLocation.expandingTilde($0, environment: console.environment) }
         let isNew = try !settings.location.exists()
         if isNew && roots.isEmpty {

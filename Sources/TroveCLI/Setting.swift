@@ -139,7 +139,7 @@ struct Setting: Sendable {
             Variable(name: "TROVE_EMBED_THREADS", help: "worker threads of the builtin embedder (default: one per CPU)")
         ])
     static let embedPrecision = Setting(
-        inFile: false,
+        inFile: false, flagSource: "flag --precision",
         variables: [
             Variable(
                 name: "TROVE_EMBED_PRECISION",

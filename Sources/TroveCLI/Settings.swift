@@ -18,6 +18,8 @@ struct Settings {
     var openAIURL: URL?
     /// `--chat-provider` and `--chat-base-url`, for the commands that answer.
     var chatFlags = ChatServerFlags()
+    /// `--precision` of `trove index`, over `TROVE_EMBED_PRECISION`.
+    var precisionFlag: String?
     /// The argv that starts the extraction worker (the console's).
     var extractionWorker: [String]?
 
@@ -136,9 +138,10 @@ struct Settings {
         return max(1, threads)
     }
 
-    /// `TROVE_EMBED_PRECISION`, the built-in embedder's products when indexing; nil (or `auto`) is this CPU's best.
+    /// `--precision`, else `TROVE_EMBED_PRECISION`: the built-in embedder's products when indexing; nil (or `auto`)
+    /// is this CPU's best.
     func embedPrecision() throws -> EmbedPrecision? {
-        guard let entry = resolve(Setting.embedPrecision, flag: nil) else { return nil }
+        guard let entry = resolve(Setting.embedPrecision, flag: precisionFlag) else { return nil }
         let word = entry.value.trimmingCharacters(in: .whitespaces).lowercased()
         let name = entry.origin.name(of: Setting.embedPrecision, file: file)
         if word == "auto" { return nil }

@@ -73,6 +73,23 @@ struct SettingsDeclarationTests {
         #expect(run.status == 64)
         #expect(run.error.hasPrefix("Error: TROVE_EMBED_PRECISION 'fp8' is not a precision — give fp32, bf16 or auto\n"))
     }
+
+    @Test("trove index --precision beats TROVE_EMBED_PRECISION; auto is the CPU's choice; another word is exit 64")
+    func precisionFlag() async throws {
+        var arguments = try Arguments([], options: CommonOptions.options)
+        let common = try CommonOptions(parsing: &arguments)
+        var settings = try Settings(common, environment: ["HOME": "/nowhere", "TROVE_EMBED_PRECISION": "fp8"])
+        #expect(try IndexCommand.parse(["--precision", "fp32"]).precision == "fp32")
+        settings.precisionFlag = "fp32"
+        #expect(try settings.embedPrecision() == .fp32)
+        settings.precisionFlag = "auto"
+        #expect(try settings.embedPrecision() == nil)
+        settings.precisionFlag = nil
+        #expect(throws: UsageError.self) { try settings.embedPrecision() }
+        let run = await trove(["index", "--precision", "fp8", "/nowhere"], index: "/nowhere/i.sqlite")
+        #expect(run.status == 64)
+        #expect(run.error.contains("--precision"), "\(run.error)")
+    }
 }
 
 @Suite("the indexing options are declared once for every command that indexes")
