@@ -160,6 +160,9 @@ struct IndexCommand: Command {
         if summary.failuresRemembered > 0 {
             text += " (\(summary.failuresRemembered) remembered from earlier runs — --retry-failed tries again)"
         }
+        if summary.rechunkedDocuments > 0 {
+            text += "; \(summary.rechunkedDocuments) chunked again for the new chunker (no file read)"
+        }
         if summary.chunksReembedded > 0 { text += "; \(summary.chunksReembedded) vectors rebuilt" }
         if summary.retries > 0 { text += "; \(summary.retries) \(summary.retries == 1 ? "request" : "requests") retried" }
         return text

@@ -101,15 +101,7 @@ enum Fingerprint {
                 message: "index \(shownLocation) holds \(existing.dimension)-dimension vectors but '\(proposed.model)' "
                     + "now makes \(proposed.dimension) — rebuild its vectors: trove index --reembed")
         }
-        if existing.chunkerVersion != proposed.chunkerVersion
-            || existing.chunkerParameters != proposed.chunkerParameters
-        {
-            throw IndexError(
-                code: .chunkerMismatch,
-                message: "index \(shownLocation) was chunked with version \(existing.chunkerVersion) "
-                    + "(\(existing.chunkerParameters)), this trove chunks with version \(proposed.chunkerVersion) "
-                    + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
-        }
+        // A chunker change is no mismatch: the run chunks the index again from its own text (`rechunk`).
         // Another provider or model whose probe agreed: its digest (another model's weights) says nothing more.
         if case .probe = match { return }
         // The same model id on another OpenAI-compatible server: the probe tells whether it is the same model. (An
@@ -125,17 +117,21 @@ enum Fingerprint {
 }
 
 extension Fingerprint {
+    /// Whether the index was chunked otherwise (another chunker version or parameters) than this run chunks.
+    static func chunkerChanged(existing: IndexManifest, proposed: IndexManifest) -> Bool {
+        existing.chunkerVersion != proposed.chunkerVersion || existing.chunkerParameters != proposed.chunkerParameters
+    }
+
     /// Refuses a `--reembed` whose chunker differs: re-embedding keeps the stored chunks, so they must be the
     /// chunks this trove would make.
     static func checkChunker(existing: IndexManifest, proposed: IndexManifest, shownLocation: String) throws {
-        if existing.chunkerVersion != proposed.chunkerVersion
-            || existing.chunkerParameters != proposed.chunkerParameters
-        {
+        if chunkerChanged(existing: existing, proposed: proposed) {
             throw IndexError(
                 code: .chunkerMismatch,
                 message: "index \(shownLocation) was chunked with version \(existing.chunkerVersion) "
                     + "(\(existing.chunkerParameters)), '\(proposed.model)' needs version \(proposed.chunkerVersion) "
-                    + "(\(proposed.chunkerParameters)) — use --index NEW.sqlite for a new index")
+                    + "(\(proposed.chunkerParameters)) — run trove index first (it chunks the index again), then "
+                    + "--reembed")
         }
     }
 

@@ -64,17 +64,7 @@ extension TroveIndex {
         if let (kind, number) = fragment {
             lines = try Self.lines(of: stored, kind: kind, number: number, shown: Self.join(root, relative))
         }
-        var numbered: [String] = []
-        for chunk in stored.chunks {
-            let pieces = chunk.text.split(separator: "\n", omittingEmptySubsequences: false)
-            if numbered.count < chunk.endLine {
-                numbered += Array(repeating: "", count: chunk.endLine - numbered.count)
-            }
-            // Overlapping chunks hold the same lines; lines between chunks are blank (the chunker keeps every other).
-            for (offset, piece) in pieces.enumerated() where chunk.startLine - 1 + offset < numbered.count {
-                numbered[chunk.startLine - 1 + offset] = String(piece)
-            }
-        }
+        let numbered = Chunker.rendition(of: stored.chunks.map { ($0.startLine, $0.endLine, $0.text) })
         let range = lines ?? 1...max(1, numbered.count)
         guard range.lowerBound >= 1 else { throw DocumentError("line numbers start at 1, got \(range.lowerBound)") }
         guard range.lowerBound <= max(1, numbered.count) else {

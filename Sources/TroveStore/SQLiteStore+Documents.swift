@@ -12,6 +12,8 @@ package struct StoredDocumentText: Sendable, Equatable {
     package var indexedAt: Int64
     /// Its chunks, by start line (they may overlap).
     package var chunks: [StoredChunk]
+    /// How a document that is not text was read (its format and structure); nil for a text file.
+    package var extraction: StoredExtraction? = nil
 }
 
 extension SQLiteStore {
@@ -26,16 +28,23 @@ extension SQLiteStore {
         try database.transaction(deferred: true) {
             let head = try database.withStatement(
                 """
-                SELECT documents.id, documents.mtime_ns, documents.indexed_at FROM documents
+                SELECT documents.id, documents.mtime_ns, documents.indexed_at, documents.format, documents.extractor,
+                       documents.structure
+                FROM documents
                 JOIN roots ON roots.id = documents.root_id WHERE roots.path = ? AND documents.path = ?
                 """
-            ) { statement -> (Int64, Int64, Int64)? in
+            ) { statement -> (Int64, Int64, Int64, StoredExtraction?)? in
                 try statement.bind(rootPath, at: 1)
                 try statement.bind(path, at: 2)
                 guard try statement.step() else { return nil }
-                return (statement.int64(0), statement.int64(1), statement.int64(2))
+                let extraction =
+                    statement.isNull(3) || statement.isNull(4) || statement.isNull(5)
+                    ? nil
+                    : StoredExtraction(
+                        format: statement.string(3), extractor: statement.string(4), structure: statement.string(5))
+                return (statement.int64(0), statement.int64(1), statement.int64(2), extraction)
             }
-            guard let (documentID, modified, indexedAt) = head else { return nil }
+            guard let (documentID, modified, indexedAt, extraction) = head else { return nil }
             let chunks = try database.withStatement(
                 """
                 SELECT id, start_line, end_line, heading, text, locator_kind, locator_first, locator_last,
@@ -55,7 +64,8 @@ extension SQLiteStore {
                 return chunks
             }
             return StoredDocumentText(
-                rootPath: rootPath, path: path, modifiedNanoseconds: modified, indexedAt: indexedAt, chunks: chunks)
+                rootPath: rootPath, path: path, modifiedNanoseconds: modified, indexedAt: indexedAt, chunks: chunks,
+                extraction: extraction)
         }
     }
 

@@ -20,6 +20,7 @@ let subcommands = [
     Subcommand(spec: PassagesExport.spec, run: PassagesExport.main),
     Subcommand(spec: FakeOllamaCommand.spec, run: FakeOllamaCommand.main),
     Subcommand(spec: ExtractBenchmark.spec, run: ExtractBenchmark.main),
+    Subcommand(spec: TokenCountBenchmark.spec, run: TokenCountBenchmark.main),
 ]
 
 /// The usage text listing every subcommand.

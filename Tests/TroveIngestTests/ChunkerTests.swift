@@ -17,6 +17,21 @@ func checkInvariants(
             "chunk \(index) lines \(chunk.startLine)...\(chunk.endLine)", sourceLocation: sourceLocation)
         guard chunk.startLine >= 1, chunk.startLine <= chunk.endLine, chunk.endLine <= lines.count else { continue }
         let span = lines[(chunk.startLine - 1)...(chunk.endLine - 1)]
+        // Pieces of one line (a line over the limit) are consecutive single-line chunks that join into it.
+        let isPiece = { (other: Chunk) in other.startLine == chunk.startLine && other.endLine == chunk.startLine }
+        if chunk.startLine == chunk.endLine, index > 0 && isPiece(chunks[index - 1]) {
+            continue
+        } else if chunk.startLine == chunk.endLine, index + 1 < chunks.count, isPiece(chunks[index + 1]) {
+            let pieces = chunks[index...].prefix(while: isPiece)
+            #expect(
+                pieces.map(\.text).joined() == span.first!, "the pieces from chunk \(index) join into their line",
+                sourceLocation: sourceLocation)
+            #expect(
+                !pieces.contains { $0.text.allSatisfy(\.isWhitespace) }, "no piece from chunk \(index) is blank",
+                sourceLocation: sourceLocation)
+            covered.insert(chunk.startLine - 1)
+            continue
+        }
         #expect(
             chunk.text == span.joined(separator: "\n"), "chunk \(index) text is its lines",
             sourceLocation: sourceLocation)
@@ -119,13 +134,16 @@ struct ChunkerTests {
         for (previous, next) in zip(chunks, chunks.dropFirst()) { #expect(next.startLine == previous.endLine + 1) }
     }
 
-    @Test("a single line over the budget is a chunk of its own")
+    @Test("a single line over the budget is cut at word boundaries into pieces of that line")
     func longLine() {
         let long = Array(repeating: "word", count: 300).joined(separator: " ")
         let text = "# H\nshort\n\n\(long)\n\nafter"
         let chunks = Chunker(configuration: ChunkerConfiguration(maxTokens: 50)).chunks(of: text, kind: .markdown)
         checkInvariants(chunks, of: text, maxTokens: 50)
-        #expect(chunks.contains { $0.text == long && $0.startLine == 4 && $0.endLine == 4 })
+        let pieces = chunks.filter { $0.startLine == 4 }
+        #expect(pieces.count == 12)
+        #expect(pieces.allSatisfy { $0.endLine == 4 && TokenEstimate.count($0.text) <= 50 })
+        #expect(pieces.allSatisfy { $0.text.hasPrefix("word") })
     }
 
     @Test("a heading stays with the start of its text when the first paragraph is too long")

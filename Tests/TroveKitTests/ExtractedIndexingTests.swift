@@ -6,12 +6,12 @@ import TroveTestSupport
 import TroveTestTraits
 
 /// The committed fixtures other helpers made or collected (PDFs by Scripts/make-test-pdfs.py, sqlite3-doc HTML).
-private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let extractionFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("TroveExtractTests/Fixtures").path
 
 /// Why the extraction tests cannot run here, or nil: they start the built `trove` as the worker, and PDFs need
 /// poppler-utils.
-private let extractionUnavailable: String? = {
+let extractionUnavailable: String? = {
     if !FileManager.default.isExecutableFile(atPath: builtProduct("trove")) { return "needs the built trove" }
     if !FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext") {
         return "needs pdftotext: apt-get install poppler-utils poppler-data (Scripts/test.sh does it)"
@@ -31,7 +31,7 @@ struct ExtractedIndexingTests {
         for (from, to) in [
             ("pdf/pages.pdf", "pages.pdf"), ("pdf/encrypted.pdf", "locked.pdf"), ("html/datatype3.html", "types.html"),
         ] {
-            try files.copyItem(atPath: fixtures + "/" + from, toPath: fixture.notes + "/" + to)
+            try files.copyItem(atPath: extractionFixtures + "/" + from, toPath: fixture.notes + "/" + to)
         }
         var random = SplitMix64(seed: 27)
         try Data((0..<4096).map { _ in UInt8(truncatingIfNeeded: random.next()) })

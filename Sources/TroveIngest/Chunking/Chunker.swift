@@ -12,13 +12,21 @@
 ///    split at its lines (for a fence only then: the last resort); a single line over the budget is a chunk alone.
 ///    When a section needs more than one chunk, each chunk after the first starts with the last lines of the
 ///    previous one, up to `overlap × maxTokens` tokens (never lines of a code fence).
-/// 4. A chunk spans whole lines: its text is lines `startLine...endLine` joined by `\n`, without leading or
-///    trailing blank lines. Line breaks are LF, CRLF or CR, counted as an editor does. Every non-blank line is in
-///    some chunk.
+/// 4. No chunk exceeds the embedding model's context (`limit`, with the heading line and the model's prefix): a
+///    chunk over it is cut at its lines, and a line over it into pieces at sentence ends, then word boundaries,
+///    then characters (`Chunker+Fitting.swift`). Without a known context the budget is the limit.
+/// 5. A chunk spans whole lines: its text is lines `startLine...endLine` joined by `\n`, without leading or
+///    trailing blank lines; or it is a piece of one line, and the pieces of a line, in order, are exactly that
+///    line. Line breaks are LF, CRLF or CR, counted as an editor does. Every non-blank line is in some chunk.
 package struct Chunker: Sendable {
     package var configuration: ChunkerConfiguration
+    /// The embedding model's context; nil: `maxTokens` estimated tokens.
+    package var limit: TokenLimit?
 
-    package init(configuration: ChunkerConfiguration = ChunkerConfiguration()) { self.configuration = configuration }
+    package init(configuration: ChunkerConfiguration = ChunkerConfiguration(), limit: TokenLimit? = nil) {
+        self.configuration = configuration
+        self.limit = limit
+    }
 
     /// The chunks of `text`, ordinals from 0, in document order.
     package func chunks(of text: String, kind: DocumentKind) -> [Chunk] {
@@ -43,13 +51,19 @@ package struct Chunker: Sendable {
         let overlapBudget = Int((Double(budget) * min(max(configuration.overlap, 0), 0.5)).rounded(.down))
         var chunks: [Chunk] = []
         for section in sections {
+            // Without a model's context, the budget (which leaves room for the heading line) is the limit.
+            let fit =
+                limit.map { Document.Fit(limit: $0.available(headingPath: section.path), count: $0.count) }
+                ?? Document.Fit(limit: budget, count: { TokenEstimate.count($0) })
             for piece in document.pack(section, budget: budget, overlapBudget: overlapBudget) {
                 guard let trimmed = document.trimmed(piece) else { continue }
-                chunks.append(
-                    Chunk(
-                        ordinal: chunks.count, startLine: trimmed.lowerBound + 1, endLine: trimmed.upperBound + 1,
-                        headingPath: section.path, text: document.lines[trimmed].joined(separator: "\n"),
-                        locator: PassageLocator.covering(trimmed, in: locators)))
+                for part in document.fitted(trimmed, fit) {
+                    chunks.append(
+                        Chunk(
+                            ordinal: chunks.count, startLine: part.lines.lowerBound + 1,
+                            endLine: part.lines.upperBound + 1, headingPath: section.path, text: String(part.text),
+                            locator: PassageLocator.covering(part.lines, in: locators)))
+                }
             }
         }
         return chunks

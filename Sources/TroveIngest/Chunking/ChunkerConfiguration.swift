@@ -1,7 +1,7 @@
 /// Parameters of the chunker; part of the index fingerprint.
 package struct ChunkerConfiguration: Sendable, Equatable {
-    /// Bumped whenever chunk boundaries for the same input change.
-    package static let version = 1
+    /// Bumped whenever chunk boundaries for the same input change (2: lines over the model's context are cut).
+    package static let version = 2
     /// Estimated tokens a chunk may hold.
     package var maxTokens: Int
     /// Fraction of `maxTokens` repeated from the end of one chunk at the start of the next when a section is split.

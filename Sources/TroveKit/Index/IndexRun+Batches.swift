@@ -5,6 +5,25 @@ import TroveSystem
 
 /// The batches in flight: embedding requests started in crawl order, committed oldest first, one transaction each.
 extension IndexRun {
+    /// Queues `item` for the next batch, and starts that batch once it is full.
+    mutating func enqueue(_ item: Item, report: (IndexEvent) -> Void) async throws {
+        filling.append(item)
+        fillingChunks += item.chunks?.count ?? 0
+        if fillingChunks >= batchSize || filling.count >= maxDocuments {
+            try await submit(report: report)
+        }
+    }
+
+    /// Sends what is queued and commits every batch in flight; when stopped, commits nothing more and marks the
+    /// summary interrupted.
+    mutating func finishBatches(report: (IndexEvent) -> Void) async throws {
+        if !stopped { try await submit(report: report) }
+        while !inFlight.isEmpty && !stopped {
+            try await commitOldest(report: report)
+        }
+        if stopped { summary.interrupted = true }
+    }
+
     /// Starts embedding what `filling` needs (after looking up reusable vectors), then commits the oldest batches
     /// while more than `jobs` are in flight.
     mutating func submit(report: (IndexEvent) -> Void) async throws {
@@ -93,6 +112,7 @@ extension IndexRun {
         for (item, change, reused) in written {
             switch change {
             case .new: summary.newDocuments += 1
+            case .changed where item.rechunked: summary.rechunkedDocuments += 1
             case .changed: summary.changedDocuments += 1
             default: summary.unchangedDocuments += 1
             }

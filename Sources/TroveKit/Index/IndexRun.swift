@@ -36,6 +36,8 @@ struct IndexRun {
         var chunks: [Chunk]?
         /// Content hash of each chunk's embedding text, parallel to `chunks`.
         var hashes: [String]
+        /// Chunked again from the index's own text after a chunker change (the file was not read).
+        var rechunked = false
     }
 
     /// Documents committed together, with their embedding request running.
@@ -131,11 +133,7 @@ struct IndexRun {
                     filesDone += 1
                     continue
                 }
-                filling.append(item)
-                fillingChunks += item.chunks?.count ?? 0
-                if fillingChunks >= batchSize || filling.count >= maxDocuments {
-                    try await submit(report: report)
-                }
+                try await enqueue(item, report: report)
                 continue
             }
             let loaded: LoadedDocument
@@ -158,25 +156,16 @@ struct IndexRun {
                 rootID: rootID, path: file.relativePath, size: file.size,
                 modifiedNanoseconds: file.modifiedNanoseconds, contentHash: loaded.contentHash)
             if let old, old.contentHash == loaded.contentHash {
-                filling.append(Item(document: document, existingID: old.id, chunks: nil, hashes: []))
+                try await enqueue(Item(document: document, existingID: old.id, chunks: nil, hashes: []), report: report)
             } else {
                 let chunks = chunker.chunks(of: loaded.text, kind: kind)
                 let hashes = chunks.map { SHA256.hex(EmbeddingText.forChunk($0).utf8) }
-                filling.append(Item(document: document, existingID: old?.id, chunks: chunks, hashes: hashes))
-                fillingChunks += chunks.count
-            }
-            if fillingChunks >= batchSize || filling.count >= maxDocuments {
-                try await submit(report: report)
+                try await enqueue(
+                    Item(document: document, existingID: old?.id, chunks: chunks, hashes: hashes), report: report)
             }
         }
-        if !stopped { try await submit(report: report) }
-        while !inFlight.isEmpty && !stopped {
-            try await commitOldest(report: report)
-        }
-        if stopped {
-            summary.interrupted = true
-            return
-        }
+        try await finishBatches(report: report)
+        if stopped { return }
 
         let gone = existing.filter { entry in
             !present.contains(entry.key) && scope.map { Crawler.isWithin(entry.key, scope: $0) } ?? true

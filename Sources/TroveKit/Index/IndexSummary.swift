@@ -6,6 +6,8 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var changedDocuments = 0
     public var unchangedDocuments = 0
     public var removedDocuments = 0
+    /// Documents chunked again from the index's own text after a chunker change, with no file read.
+    public var rechunkedDocuments = 0
     public var skippedFiles = 0
     /// Why files were skipped: a reason (`binary`, `too large`, `unreadable`, `not embeddable`) and how many.
     public var skippedReasons: [String: Int] = [:]
@@ -36,6 +38,7 @@ public struct IndexSummary: Sendable, Equatable, Codable {
         case changedDocuments = "changed"
         case unchangedDocuments = "unchanged"
         case removedDocuments = "removed"
+        case rechunkedDocuments = "rechunked"
         case skippedFiles = "skipped"
         case skippedReasons = "skipped_reasons"
         case chunksEmbedded = "chunks_embedded"

@@ -57,11 +57,13 @@ public final class Indexer {
         let proposed = Fingerprint.manifest(
             embedder: embedder, info: info, chunker: chunker,
             probe: needsProbe && match == .same ? try await Fingerprint.probe(retrying) : nil)
+        var rechunk = false
         if let existing {
             if options.reembed {
                 try Fingerprint.checkChunker(existing: existing, proposed: proposed, shownLocation: store.location)
             } else {
                 try Fingerprint.check(existing: existing, proposed: proposed, match: match, shownLocation: store.location)
+                rechunk = Fingerprint.chunkerChanged(existing: existing, proposed: proposed)
                 if existing.probeVector == nil, match == .same {
                     // An index made before probe vectors: its own embedder records one now (the migration).
                     var migrated = existing
@@ -88,13 +90,34 @@ public final class Indexer {
             embedding: EmbeddingStage(
                 embedder: embedder, policy: options.retry, onRetry: { _ in counting.increment() },
                 dimension: info.dimension, batchSize: max(1, options.batchSize)),
-            documentPrefix: proposed.documentPrefix, chunker: Chunker(configuration: chunker),
+            documentPrefix: proposed.documentPrefix,
+            chunker: Chunker(
+                configuration: chunker,
+                limit: try Self.tokenLimit(embedder: embedder, info: info, prefix: proposed.documentPrefix)),
             batchSize: max(1, options.batchSize), jobs: max(1, options.jobs),
             maxDocuments: max(1, options.maxDocumentsPerTransaction), stop: options.stop, extraction: extraction,
             reextract: options.reextract, retryFailed: options.retryFailed, retryScans: options.ocrPages > 0,
             generation: try store.vectorGeneration())
         if options.reembed, existing != nil {
             try await run.reembed(manifest: proposed, report: report)
+        }
+        if rechunk, let existing {
+            report(
+                .notice(
+                    "the index was chunked with chunker version \(existing.chunkerVersion) "
+                        + "(\(existing.chunkerParameters)); chunking it again from its own text for version "
+                        + "\(proposed.chunkerVersion) (\(proposed.chunkerParameters)): no file is read again, only "
+                        + "changed passages are embedded"))
+            try await run.rechunk(report: report)
+            if !run.summary.interrupted {
+                // Only a complete pass records the new chunker; a stopped one is run again (it is idempotent).
+                try store.inTransaction {
+                    guard var manifest = try store.manifest() else { return }
+                    manifest.chunkerVersion = proposed.chunkerVersion
+                    manifest.chunkerParameters = proposed.chunkerParameters
+                    try store.writeManifest(manifest)
+                }
+            }
         }
         for root in roots where !run.summary.interrupted {
             var scope: [String]?
@@ -108,6 +131,21 @@ public final class Indexer {
         run.summary.retries = counting.value
         run.summary.seconds = (ContinuousClock.now - started).seconds
         return run.summary
+    }
+
+    /// The context no chunk may exceed: the built-in model's, counted with its own tokenizer; another model's, when
+    /// its server tells it, counted with `TokenEstimate` (its tokenizer is not known here); nil when unknown (then
+    /// the chunk budget is the limit).
+    static func tokenLimit(embedder: any Embedder, info: EmbedderInfo, prefix: String) throws -> TokenLimit? {
+        guard let context = info.contextLength, context > 0 else { return nil }
+        if let builtin = embedder as? BuiltinEmbedder {
+            let tokenizer = try builtin.encoder().tokenizer
+            // `encode` adds [CLS] and [SEP], which `markers` counts once.
+            return TokenLimit(context: context, markers: 2, prefix: prefix, counting: .tokenizer) {
+                tokenizer.encode(String($0), maxLength: .max).count - 2
+            }
+        }
+        return TokenLimit.estimated(context: context, prefix: prefix)
     }
 
     static func standardized(_ path: String) -> String {

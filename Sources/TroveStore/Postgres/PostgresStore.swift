@@ -238,7 +238,7 @@ package final class PostgresStore {
             """
             SELECT documents.mtime_ns, documents.indexed_at, chunks.id, chunks.start_line, chunks.end_line,
                    chunks.heading, chunks.text, chunks.locator_kind, chunks.locator_first, chunks.locator_last,
-                   chunks.locator_approximate
+                   chunks.locator_approximate, documents.format, documents.extractor, documents.structure
             FROM documents JOIN roots ON roots.id = documents.root_id
             LEFT JOIN chunks ON chunks.document_id = documents.id
             WHERE roots.path = $1 AND documents.path = $2
@@ -252,9 +252,15 @@ package final class PostgresStore {
                 endLine: rows.int(row, 4), heading: rows.string(row, 5), text: rows.string(row, 6),
                 locator: rows.locator(row, 7))
         }
+        var extraction: StoredExtraction?
+        if let format = rows.optionalString(0, 11), let extractor = rows.optionalString(0, 12),
+            let structure = rows.optionalString(0, 13)
+        {
+            extraction = StoredExtraction(format: format, extractor: extractor, structure: structure)
+        }
         return StoredDocumentText(
             rootPath: rootPath, path: path, modifiedNanoseconds: rows.int64(0, 0), indexedAt: rows.int64(0, 1),
-            chunks: chunks)
+            chunks: chunks, extraction: extraction)
     }
 
     /// When a document was last written (seconds since 1970); nil when the index holds none.
