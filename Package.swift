@@ -93,7 +93,10 @@ let package = Package(
         .target(
             name: "TroveStore", dependencies: ["CSQLite", "CTroveFTS", "CPostgres", "TroveSystem"], swiftSettings: strict),
         .target(name: "TroveBLAS", dependencies: ["TroveSystem"], swiftSettings: strict),
-        .target(name: "TroveSearch", dependencies: ["TroveBLAS", "TroveSystem"], swiftSettings: strict),
+        // The warm scan's own scoring kernels (AVX-512, AVX2 + FMA), chosen at run time; optimised in debug builds too,
+        // so the tests run the code that ships.
+        .target(name: "CTroveScan", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
+        .target(name: "TroveSearch", dependencies: ["CTroveScan", "TroveBLAS", "TroveSystem"], swiftSettings: strict),
         // The encoder's row loops, and the same source files (symbolic links) built for AVX2 and for AVX-512; the
         // best build the CPU runs is chosen at run time.
         // The query-sized matrix product on the model file's own layout (AVX2 + FMA, or AVX-512), and the bf16 product

@@ -82,16 +82,12 @@ package struct QuantizedSearcher: Sendable {
                 }
             }
         }
-        // Exact pass over the candidates only.
+        // Exact pass over the candidates only, with the exact scan's kernel: the same scores as exact search.
         var top = TopK(capacity: Swift.min(k, n))
-        matrix.withUnsafeValues { values in
-            query.withUnsafeBufferPointer { query in
-                for candidate in candidates.heap {
-                    let row = Int(candidate.id)
-                    let score = BLAS.sdot(Int32(d), values.baseAddress! + row * d, 1, query.baseAddress!, 1)
-                    if score >= minScore { top.offer(ScoredRow(id: matrix.rowIDs[row], score: score)) }
-                }
-            }
+        for candidate in candidates.heap {
+            let row = Int(candidate.id)
+            let score = matrix.score(ofRow: row, query: query)
+            if score >= minScore { top.offer(ScoredRow(id: matrix.rowIDs[row], score: score)) }
         }
         return top.sortedBestFirst()
     }

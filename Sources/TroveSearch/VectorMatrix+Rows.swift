@@ -1,5 +1,3 @@
-import TroveBLAS
-
 extension VectorMatrix {
     /// The row holding `id`, found by binary search: `rowIDs` must be ascending (as the store hands them).
     package func row(ofID id: Int64) -> Int? {
@@ -16,11 +14,16 @@ extension VectorMatrix {
     package func score(ofID id: Int64, query: [Float]) -> Float? {
         precondition(query.count == dimension, "query has \(query.count) dimensions, expected \(dimension)")
         guard let row = row(ofID: id) else { return nil }
+        return score(ofRow: row, query: query)
+    }
+
+    /// The dot product of the row at `row` with `query`: the very score the row gets in a full ranking with a Trove
+    /// kernel; with BLAS equal to it up to float rounding (sgemv may sum in another order than sdot).
+    package func score(ofRow row: Int, query: [Float]) -> Float {
         guard dimension > 0 else { return 0 }
-        // Equal to the score the row gets in a full ranking up to float rounding (sgemv may sum in another order).
         return withUnsafeValues { values in
             query.withUnsafeBufferPointer { query in
-                BLAS.sdot(Int32(dimension), values.baseAddress! + row * dimension, 1, query.baseAddress!, 1)
+                ScanKernel.best.dot(values.baseAddress! + row * dimension, query.baseAddress!, dimension: dimension)
             }
         }
     }

@@ -1,0 +1,23 @@
+#ifndef TROVE_SCAN_H
+#define TROVE_SCAN_H
+
+#include <stddef.h>
+
+/// The warm vector scan's scoring: `scores[r] = Σ_j rows[r·d + j] · query[j]` for `count` contiguous row-major rows
+/// of `d` floats. Memory-bound (every row is read once, the query stays in L1), so the kernels read four rows at a
+/// time as one stream and keep the arithmetic far below the memory's pace.
+///
+/// Every row is summed in the same order whichever group it falls in (two accumulators by alternate vector, a masked
+/// last vector, one reduction), so a row's score is the same bits in a full scan as scored alone (count 1): the
+/// exact rescoring and the keyword leg's similarities then agree with the ranking to the last bit.
+///
+/// Each kernel is compiled with `__attribute__((target))`, so the rest of the binary stays baseline x86-64: the
+/// caller checks the CPU first (TroveBLAS's `CPU.hasAVX512`, `CPU.hasAVX2`). Absent on other architectures.
+
+/// AVX-512 F (16 floats per vector).
+void trove_scan_avx512(const float *rows, size_t count, size_t d, const float *query, float *scores);
+
+/// AVX2 with FMA (8 floats per vector).
+void trove_scan_avx2(const float *rows, size_t count, size_t d, const float *query, float *scores);
+
+#endif
