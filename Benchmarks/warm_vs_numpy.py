@@ -1,8 +1,9 @@
 """Warm exact top-10, Trove beside numpy, alternating in one run so both see the same machine.
 
-For each N x d: R rounds of [numpy (1 and 2 threads), trove-bench search (1 and 2 threads)], then the median of each
-one's best-thread p50 over the rounds, their ratio, and the read-bandwidth floor (peer-bench's membw, measured before
-and after, best of both) for the matrix. Run with the peer-bench venv (numpy, threadpoolctl):
+For each N x d: R rounds of [numpy (1 and 2 threads), trove-bench search (each scan kernel this CPU runs: OpenBLAS's
+sgemv and Trove's AVX2 / AVX-512 kernels, 1 and 2 threads each)], then the median of each one's best-thread p50 over
+the rounds, the ratios, and the read-bandwidth floor (peer-bench's membw, measured before and after, best of both)
+for the matrix. Run with the peer-bench venv (numpy, threadpoolctl):
 
     Benchmarks/.peer-bench/.venv/bin/python Benchmarks/warm_vs_numpy.py [--configs 100000x384,...] [--rounds 3]
 """
@@ -37,13 +38,16 @@ def numpy_p50(n, d, threads, queries):
 
 
 def trove_p50(n, d, threads, queries):
-    """trove-bench search's blocked top-10 p50 (ms) per thread count."""
+    """trove-bench search's blocked top-10 p50 (ms) per kernel, the best of the thread counts."""
     out = subprocess.run(
         [BENCH, "search", "--sizes", str(n), "--dims", str(d), "--threads", ",".join(map(str, threads)), "--variants", "exact",
-         "--queries", str(queries), "--batch", "10"],
+         "--kernel", "all", "--queries", str(queries), "--batch", "10"],
         capture_output=True, text=True, check=True).stdout
-    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith(f"| {n} | {d} ")]
-    return {int(r[3]): float(r[5]) for r in rows}, out.strip().splitlines()[-1]
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith(f"| {n} | {d} ")]
+    best = {}
+    for r in rows:
+        best[r[3]] = min(best.get(r[3], float("inf")), float(r[6]))
+    return best, out.strip().splitlines()[-1]
 
 
 def read_bandwidth():
@@ -65,26 +69,32 @@ def main():
     rows = []
     for n, d in configs:
         queries = 200 if n <= 100_000 else 30
-        numpy_runs, trove_runs = [], []
+        numpy_runs, trove_runs = [], {}
         for _ in range(args.rounds):
             numpy_runs.append(min(numpy_p50(n, d, t, queries) for t in (1, 2)))
             measured, footer = trove_p50(n, d, [1, 2], queries)
-            trove_runs.append(min(measured.values()))
-            print(f"  {n} x {d}: numpy {numpy_runs[-1]:.2f} ms, trove {trove_runs[-1]:.2f} ms (load {load()})",
-                  file=sys.stderr)
+            for kernel, p50 in measured.items():
+                trove_runs.setdefault(kernel, []).append(p50)
+            print(f"  {n} x {d}: numpy {numpy_runs[-1]:.2f} ms, trove {measured} (load {load()})", file=sys.stderr)
         rows.append((n, d, numpy_runs, trove_runs))
     bandwidth.append(read_bandwidth())
     gbs = max(bandwidth)
     print(f"numpy: {[i['internal_api'] + ' ' + str(i.get('version')) + ' ' + str(i.get('architecture')) for i in threadpool_info()]}")
     print(f"trove: {footer}")
     print(f"read bandwidth (membw, best of before/after): {gbs:.1f} GB/s; load at end {load()}\n")
-    print("| N × d | numpy p50 ms (median of rounds) | Trove p50 ms | Trove ÷ numpy | floor ms | Trove ÷ floor | rounds: numpy / Trove |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    kernels = [k for k in ("blas", "avx2", "avx512") if k in rows[0][3]]
+    print("| N × d | floor ms | numpy p50 ms (÷ floor) | " + " | ".join(f"Trove {k} p50 ms (÷ floor, ÷ numpy)" for k in kernels)
+          + " | rounds: numpy / " + " / ".join(kernels) + " |")
+    print("|---|---:|---:|" + "---:|" * len(kernels) + "---|")
     for n, d, a, b in rows:
         floor = n * d * 4 / gbs / 1e6
-        na, tb = statistics.median(a), statistics.median(b)
-        pairs = ", ".join(f"{x:.1f}/{y:.1f}" for x, y in zip(a, b))
-        print(f"| {n:,} × {d} | {na:.2f} | {tb:.2f} | {tb / na:.2f} | {floor:.2f} | {tb / floor:.2f} | {pairs} |")
+        na = statistics.median(a)
+        cells = []
+        for k in kernels:
+            tb = statistics.median(b[k])
+            cells.append(f"{tb:.2f} ({tb / floor:.2f}×, {tb / na:.2f}×)")
+        rounds = ", ".join("/".join(f"{x:.1f}" for x in (a[i], *(b[k][i] for k in kernels))) for i in range(len(a)))
+        print(f"| {n:,} × {d} | {floor:.2f} | {na:.2f} ({na / floor:.2f}×) | " + " | ".join(cells) + f" | {rounds} |")
 
 
 if __name__ == "__main__":

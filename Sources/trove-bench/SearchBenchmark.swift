@@ -19,6 +19,8 @@ enum SearchBenchmark {
         /// Only the exact blocked scan, queries back to back per thread count, as numpy's loop runs: the interleaved
         /// variants otherwise evict the matrix from the last-level cache between two exact scans.
         var exactOnly = false
+        /// The single-query scan kernels to compare, each timed at every thread count.
+        var kernels = [ScanKernel.best]
     }
 
     static let sizes = Option("--sizes", value: "LIST", .integers(min: 1), help: "matrix rows", default: "10000,100000")
@@ -39,6 +41,15 @@ enum SearchBenchmark {
             Option.Choice("all", "every variant, interleaved query by query"),
             Option.Choice("exact", "only the exact scan, query after query, as numpy's loop runs"),
         ]), help: "what to time", default: "all")
+    static let kernel = Option(
+        "--kernel", value: "WHICH",
+        .choice([
+            Option.Choice("best", "this CPU's widest scan kernel (what trove uses)"),
+            Option.Choice("all", "every kernel this CPU runs (avx512, avx2, blas), side by side"),
+            Option.Choice("avx512", "Trove's AVX-512 kernel"),
+            Option.Choice("avx2", "Trove's AVX2 + FMA kernel"),
+            Option.Choice("blas", "OpenBLAS's sgemv (every CPU without AVX2)"),
+        ]), help: "single-query scan kernel", default: "best")
 
     static let spec = CommandSpec(
         name: "search", abstract: "vector search latency and throughput on synthetic data",
@@ -50,8 +61,9 @@ enum SearchBenchmark {
             opt-in int8 scan with exact rescoring of the best 100 (p50 and recall@k against exact).
             Variants run interleaved query by query so a noisy machine hits them alike; `--variants exact` times only
             the exact scan, query after query, the way a peer's loop (numpy) runs (other columns show —).
+            `--kernel all` times the exact scan with each kernel this CPU runs, one row each.
             """,
-        groups: [OptionGroup("Options", [sizes, dims, queries, batch, k, threads, blockRows, seed, variants])])
+        groups: [OptionGroup("Options", [sizes, dims, queries, batch, k, threads, blockRows, seed, variants, kernel])])
 
     static func main(_ arguments: Arguments) -> Int32 {
         var options = Options()
@@ -64,6 +76,17 @@ enum SearchBenchmark {
         options.blockRows = arguments.integer(Self.blockRows) ?? options.blockRows
         options.seed = arguments.integer(Self.seed).map { UInt64($0) } ?? options.seed
         options.exactOnly = arguments.value(Self.variants) == "exact"
+        switch arguments.value(Self.kernel) ?? "best" {
+        case "best": options.kernels = [.best]
+        case "all": options.kernels = ScanKernel.allCases.filter(\.isAvailable)
+        case let name:
+            let kernel = ScanKernel(rawValue: name)!
+            guard kernel.isAvailable else {
+                fputs("trove-bench: this CPU cannot run the \(name) kernel; try --kernel all\n", stderr)
+                return 69
+            }
+            options.kernels = [kernel]
+        }
         run(options)
         return 0
     }
@@ -71,9 +94,13 @@ enum SearchBenchmark {
     /// One table row.
     struct Row {
         var n = 0, d = 0, threads = 0, timedQueries = 0
+        var kernel = ScanKernel.best
         var p50 = 0.0, p95 = 0.0, unblockedP50 = 0.0, batchQPS = 0.0
         var naiveP50: Double?
         var int8P50 = 0.0, int8Recall = 0.0
+        /// CPU time of a query, every thread of the process (user + system), p50: on a busy machine the time a scan
+        /// spends running, which wall clock mixes with the time it waits for a core.
+        var cpuP50 = Double.nan
     }
 
     static func run(_ options: Options) {
@@ -98,7 +125,12 @@ enum SearchBenchmark {
         printTable(rows, options: options, load: loadAfter)
     }
 
-    /// Measures one matrix for every thread count, interleaving variants query by query.
+    /// Each kernel at each thread count: what one table row measures.
+    static func configurations(_ options: Options) -> [(kernel: ScanKernel, threads: Int)] {
+        options.kernels.flatMap { kernel in options.threads.map { (kernel, $0) } }
+    }
+
+    /// Measures one matrix for every kernel and thread count, interleaving variants query by query.
     static func measure(_ searcher: VectorSearcher, queries: [[Float]], options: Options) -> [Row] {
         let n = searcher.matrix.count
         let d = searcher.matrix.dimension
@@ -112,7 +144,8 @@ enum SearchBenchmark {
         if options.exactOnly { return measureExact(searcher, queries: queries, timed: timed, options: options) }
         let withNaive = n <= 10_000
 
-        var blocked = Array(repeating: [Double](), count: options.threads.count)
+        let configurations = configurations(options)
+        var blocked = Array(repeating: [Double](), count: configurations.count)
         var unblocked = blocked
         var naive: [Double] = []
         // The opt-in int8 scan (one thread, its own loop) with exact rescoring, and its recall against exact.
@@ -127,26 +160,29 @@ enum SearchBenchmark {
             let exact = searcher.search(query: q, k: k)
             int8Agreed += Set(exact.map(\.id)).intersection(approximate.map(\.id)).count
             int8Total += exact.count
-            for (t, threads) in options.threads.enumerated() {
+            for (c, (kernel, threads)) in configurations.enumerated() {
                 BLASRuntime.setThreadCount(threads)
-                blocked[t].append(
+                blocked[c].append(
                     time {
                         sink += Double(
                             searcher.rank(
-                                query: q, k: k, minScore: -.infinity, allowed: nil, blockRows: options.blockRows)[0]
-                                .score)
+                                query: q, k: k, minScore: -.infinity, allowed: nil, blockRows: options.blockRows,
+                                kernel: kernel, threads: threads)[0].score)
                     })
-                unblocked[t].append(
+                unblocked[c].append(
                     time {
                         sink += Double(
-                            searcher.rank(query: q, k: k, minScore: -.infinity, allowed: nil, blockRows: .max)[0].score)
+                            searcher.rank(
+                                query: q, k: k, minScore: -.infinity, allowed: nil, blockRows: .max, kernel: kernel,
+                                threads: threads)[0].score)
                     })
             }
             if withNaive { naive.append(time { sink += Double(naiveSearch(searcher.matrix, q, k: k)[0].score) }) }
         }
 
-        var result: [Row] = []
-        for (t, threads) in options.threads.enumerated() {
+        // The sgemm batch does not depend on the scan kernel: timed once per thread count.
+        var batchQPS: [Int: Double] = [:]
+        for threads in options.threads {
             BLASRuntime.setThreadCount(threads)
             let batch = Array(queries.prefix(options.batch))
             _ = searcher.search(queries: batch, k: k)
@@ -155,11 +191,15 @@ enum SearchBenchmark {
             for _ in 0..<repeats {
                 batchTimes.append(time { sink += Double(searcher.search(queries: batch, k: k)[0][0].score) })
             }
-            var row = Row(n: n, d: d, threads: threads, timedQueries: timed)
-            row.p50 = percentile(blocked[t], 0.5)
-            row.p95 = percentile(blocked[t], 0.95)
-            row.unblockedP50 = percentile(unblocked[t], 0.5)
-            row.batchQPS = Double(batch.count) / percentile(batchTimes, 0.5)
+            batchQPS[threads] = Double(batch.count) / percentile(batchTimes, 0.5)
+        }
+        var result: [Row] = []
+        for (c, (kernel, threads)) in configurations.enumerated() {
+            var row = Row(n: n, d: d, threads: threads, timedQueries: timed, kernel: kernel)
+            row.p50 = percentile(blocked[c], 0.5)
+            row.p95 = percentile(blocked[c], 0.95)
+            row.unblockedP50 = percentile(unblocked[c], 0.5)
+            row.batchQPS = batchQPS[threads]!
             row.naiveP50 = withNaive ? percentile(naive, 0.5) : nil
             row.int8P50 = percentile(int8Times, 0.5)
             row.int8Recall = Double(int8Agreed) / Double(max(1, int8Total))
@@ -170,24 +210,39 @@ enum SearchBenchmark {
         return result
     }
 
-    /// The exact blocked scan alone, `timed` queries back to back for each thread count.
+    /// The exact blocked scan alone, `timed` queries, each run by every kernel and thread count in turn: they scan
+    /// the same matrix, so none evicts another's data, and a noisy machine hits them alike.
     static func measureExact(_ searcher: VectorSearcher, queries: [[Float]], timed: Int, options: Options) -> [Row] {
         var sink: Float = 0
-        let rows = options.threads.map { threads in
-            BLASRuntime.setThreadCount(threads)
-            let times = (0..<timed).map { i in
-                time {
-                    let q = queries[i % queries.count]
-                    sink += searcher.rank(query: q, k: options.k, minScore: -.infinity, allowed: nil, blockRows: options.blockRows)[0].score
-                }
+        let configurations = configurations(options)
+        var times = Array(repeating: [Double](), count: configurations.count)
+        var cpuTimes = times
+        for i in 0..<timed {
+            for (c, (kernel, threads)) in configurations.enumerated() {
+                BLASRuntime.setThreadCount(threads)
+                let cpuBefore = cpuSeconds()
+                times[c].append(
+                    time {
+                        sink += searcher.rank(
+                            query: queries[i % queries.count], k: options.k, minScore: -.infinity, allowed: nil,
+                            blockRows: options.blockRows, kernel: kernel, threads: threads)[0].score
+                    })
+                cpuTimes[c].append(cpuSeconds() - cpuBefore)
             }
-            var row = Row(n: searcher.matrix.count, d: searcher.matrix.dimension, threads: threads, timedQueries: timed)
+        }
+        let rows = configurations.indices.map { c in
+            let (kernel, threads) = configurations[c]
+            let times = times[c]
+            var row = Row(
+                n: searcher.matrix.count, d: searcher.matrix.dimension, threads: threads, timedQueries: timed,
+                kernel: kernel)
             row.p50 = percentile(times, 0.5)
             row.p95 = percentile(times, 0.95)
             row.unblockedP50 = .nan
             row.batchQPS = .nan
             row.int8P50 = .nan
             row.int8Recall = .nan
+            row.cpuP50 = percentile(cpuTimes[c], 0.5)
             return row
         }
         BLASRuntime.setThreadCount(options.threads[0])
@@ -213,23 +268,24 @@ enum SearchBenchmark {
 
     static func printTable(_ rows: [Row], options: Options, load: String) {
         print(
-            "| N | d | matrix MB | BLAS threads | queries | top-\(options.k) p50 ms | p95 ms | GB/s at p50 "
+            "| N | d | matrix MB | kernel | threads | queries | top-\(options.k) p50 ms | p95 ms | GB/s at p50 "
                 + "| unblocked p50 ms | batch \(options.batch) q/s (sgemm) | single q/s (1/p50) | naive Swift p50 ms "
-                + "| int8+rescore p50 ms | int8 recall@\(options.k) |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                + "| int8+rescore p50 ms | int8 recall@\(options.k) | CPU ms p50 |")
+        print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows {
             let bytes = Double(r.n * r.d * 4)
             let naive = r.naiveP50.map { fmt($0 * 1e3, 2) } ?? "—"
             print(
-                "| \(r.n) | \(r.d) | \(fmt(bytes / 1e6, 1)) | \(r.threads) | \(r.timedQueries) | \(fmt(r.p50 * 1e3, 3)) "
+                "| \(r.n) | \(r.d) | \(fmt(bytes / 1e6, 1)) | \(r.kernel) | \(r.threads) | \(r.timedQueries) "
+                    + "| \(fmt(r.p50 * 1e3, 3)) "
                     + "| \(fmt(r.p95 * 1e3, 3)) | \(fmt(bytes / r.p50 / 1e9, 1)) | \(fmt(r.unblockedP50 * 1e3, 3)) "
                     + "| \(fmt(r.batchQPS, 0)) | \(fmt(1 / r.p50, 0)) | \(naive) | \(fmt(r.int8P50 * 1e3, 3)) "
-                    + "| \(fmt(r.int8Recall, 4)) |")
+                    + "| \(fmt(r.int8Recall, 4)) | \(fmt(r.cpuP50 * 1e3, 3)) |")
         }
         print("")
         print(
             "seed \(options.seed); \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs online; load average \(load); "
-                + "\(BLASRuntime.configuration)")
+                + "\(BLASRuntime.configuration); scan kernel for this CPU: \(ScanKernel.best)")
     }
 
     static func time(_ body: () -> Void) -> Double {
@@ -239,6 +295,14 @@ enum SearchBenchmark {
         body()
         clock_gettime(CLOCK_MONOTONIC, &end)
         return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+    }
+
+    /// User + system CPU seconds of every thread of this process so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let seconds = { (t: timeval) in Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double {
