@@ -24,11 +24,7 @@ extension Settings {
             configuration.embedPrecision = try embedPrecision()
             configuration.openAI = try openAIClient()
             configuration.chatProvider = try chatProvider()
-            // A chat server named for chat is offered beside Ollama (trove web's model choice); an embedding server
-            // alone (--base-url) is used for chat only when the chat provider is openai.
-            if configuration.chatProvider == .openai || resolve(Setting.chatBaseURL, flag: chatFlags.baseURL) != nil {
-                configuration.chatServer = try chatServer()
-            }
+            if configuration.chatProvider == .openai { configuration.chatServer = try chatServer() }
             configuration.extractionWorker = extractionWorker
             return configuration
         }

@@ -43,6 +43,16 @@ extension Settings {
         return OpenAIClient(baseURL: url, apiKey: try openAIKey(), timeout: requestTimeout)
     }
 
+    /// The OpenAI-compatible chat server `trove web` offers beside Ollama: the one answers go to, or one named for
+    /// chat (`--chat-base-url`, `TROVE_CHAT_BASE_URL`, `chat_base_url`). An embedding server alone (`--base-url`)
+    /// is not offered. Resolved only by `trove web`, so other commands never read a key for a server they do not use.
+    func offeredChatServer() throws -> OpenAIClient? {
+        guard try chatProvider() == .openai || resolve(Setting.chatBaseURL, flag: chatFlags.baseURL) != nil else {
+            return nil
+        }
+        return try chatServer()
+    }
+
     /// The key for the OpenAI-compatible server: `OPENAI_API_KEY`, else the file named by `api_key_file`, else what
     /// `api_key_command` prints. Read only when a server is named; never stored or printed.
     func openAIKey() throws -> String? {

@@ -69,6 +69,7 @@ struct WebCommand: Command {
     func run(_ console: Console) async throws -> Int32 {
         let settings = try options.settings(console)
         var web = WebServer.Settings(tools: try options.toolSettings(settings))
+        web.tools.configuration.chatServer = try settings.offeredChatServer()
         web.address = host
         web.port = UInt16(port)
         web.version = Launcher.version

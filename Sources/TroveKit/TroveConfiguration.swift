@@ -14,8 +14,8 @@ public struct TroveConfiguration: Sendable {
     public var openAI: OpenAIClient?
     /// Which server writes answers: `.ollama` (the `ollama` client) or `.openai` (`chatServer`).
     public var chatProvider = Provider.ollama
-    /// The OpenAI-compatible server for chat (`--chat-base-url`, else `--base-url`); nil when none is named. Set
-    /// beside an Ollama chat provider too when a chat server is named, so a front end can offer both.
+    /// The OpenAI-compatible server for chat (`--chat-base-url`, else `--base-url`); nil when none is named. A front end
+    /// may set it beside an Ollama chat provider too, to offer both (`trove web`'s model picker).
     public var chatServer: OpenAIClient?
     /// The folder holding the built-in model's files.
     public var modelFolder: String

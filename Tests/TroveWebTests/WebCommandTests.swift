@@ -85,6 +85,28 @@ struct WebCommandTests {
         #expect(RawResponse(try connection.readAll()).status == 200)
     }
 
+    @Test("--chat-base-url offers an OpenAI-compatible chat server beside Ollama; --base-url alone (embedding) does not")
+    func offeredChatServers() async throws {
+        let rig = try await WebRig()
+        let closed = try ClosedPort()
+        let down = "http://127.0.0.1:\(closed.port)/v1"
+        let cases = [(["--chat-base-url", down], ["ollama", "openai"]), (["--base-url", down], ["ollama"])]
+        for (arguments, offered) in cases {
+            let (process, port, token) = try Self.start(rig, arguments)
+            defer { process.interrupt(); process.waitUntilExit() }
+            let connection = try RawConnection(port: port)
+            try connection.write(
+                "GET /api/models HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Connection: close\r\n\r\n")
+            let models = JSON.parse(Data(RawResponse(try connection.readAll()).body.utf8))
+            let servers = models?["providers"]?.arrayValue ?? []
+            #expect(servers.map { $0["provider"]?.stringValue ?? "" } == offered, "\(arguments)")
+            // A server that cannot be asked says why, and the page shows it as not reachable.
+            if offered.count == 2 { #expect(servers.last?["error"]?.stringValue?.isEmpty == false) }
+            #expect(servers.first?["models"]?.arrayValue?.contains("llama3.2:latest") == true)
+        }
+    }
+
     @Test("--watch: a file written meanwhile is indexed, and the status reports the pass")
     func watch() async throws {
         let rig = try await WebRig()
