@@ -1,5 +1,3 @@
-import TroveBLAS
-
 /// Small vector helpers.
 package enum VectorMath {
     /// `v / ‖v‖`; a zero vector stays zero.
@@ -17,10 +15,10 @@ package enum VectorMath {
     package static func dot(_ a: [Float], _ b: [Float]) -> Float {
         precondition(a.count == b.count, "dot of vectors of length \(a.count) and \(b.count)")
         guard !a.isEmpty else { return 0 }
-        // sdot sums the way sgemv does, so a single dot agrees with the searcher's scores.
+        // The scan's own kernel, so a single dot agrees with the searcher's scores.
         return a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
-                BLAS.sdot(Int32(a.count), a.baseAddress, 1, b.baseAddress, 1)
+                ScanKernel.best.dot(a.baseAddress!, b.baseAddress!, dimension: a.count)
             }
         }
     }

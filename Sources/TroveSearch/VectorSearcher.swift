@@ -7,7 +7,7 @@ package struct VectorSearcher: Sendable {
     /// The snapshot this searcher ranks.
     package let matrix: VectorMatrix
 
-    /// Rows scored per `sgemv` call: 16 Ki floats (64 KiB) of scores stay in L2 between sgemv and selection,
+    /// Rows scored per kernel call: 16 Ki floats (64 KiB) of scores stay in L2 between scoring and selection,
     /// instead of writing and re-reading an N-float array (and paging a fresh one in per query at large N).
     package static let defaultBlockRows = 16_384
 

@@ -29,7 +29,7 @@ enum SearchBenchmark {
     static let batch = Option("--batch", value: "N", .integer(min: 1), help: "queries per sgemm batch", default: "100")
     static let k = Option("--k", value: "K", .integer(min: 1), help: "results per query", default: "10")
     static let threads = Option(
-        "--threads", value: "LIST", .integers(min: 1), help: "BLAS thread counts to compare",
+        "--threads", value: "LIST", .integers(min: 1), help: "thread counts to compare (BLAS's, the kernels' parts)",
         default: "one per CPU")
     static let blockRows = Option(
         "--block-rows", value: "N", .integer(min: 1), help: "rows scored per block",
@@ -39,7 +39,7 @@ enum SearchBenchmark {
         "--variants", value: "WHICH",
         .choice([
             Option.Choice("all", "every variant, interleaved query by query"),
-            Option.Choice("exact", "only the exact scan, query after query, as numpy's loop runs"),
+            Option.Choice("exact", "only the exact scan, queries back to back (kernels in turn), as numpy's loop runs"),
         ]), help: "what to time", default: "all")
     static let kernel = Option(
         "--kernel", value: "WHICH",
@@ -56,12 +56,12 @@ enum SearchBenchmark {
         usage: "trove-bench search [options]",
         discussion: """
             Ranks synthetic unit vectors (fixed seed) and prints a Markdown table to stdout:
-            single-query top-k latency (p50, p95) with blocked scoring (--block-rows) and unblocked (one sgemv over N),
-            effective GB/s of the matrix scan, batch throughput via sgemm, a naive Swift loop at N <= 10000, and the
-            opt-in int8 scan with exact rescoring of the best 100 (p50 and recall@k against exact).
+            single-query top-k latency (p50, p95) with blocked scoring (--block-rows) and unblocked (one kernel call
+            over N), effective GB/s of the matrix scan, batch throughput via sgemm, a naive Swift loop at N <= 10000,
+            and the opt-in int8 scan with exact rescoring of the best 100 (p50 and recall@k against exact).
             Variants run interleaved query by query so a noisy machine hits them alike; `--variants exact` times only
-            the exact scan, query after query, the way a peer's loop (numpy) runs (other columns show —).
-            `--kernel all` times the exact scan with each kernel this CPU runs, one row each.
+            the exact scan (other columns show —), with CPU ms per query beside the wall clock.
+            `--kernel all` times the scan with each kernel this CPU runs (one row each, interleaved query by query).
             """,
         groups: [OptionGroup("Options", [sizes, dims, queries, batch, k, threads, blockRows, seed, variants, kernel])])
 
