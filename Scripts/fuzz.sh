@@ -26,6 +26,7 @@ mkdir -p "$out"
 fixture_seeds() {
     case "$1" in
         html) echo Tests/TroveExtractTests/Fixtures/html ;;
+        mime) echo Tests/TroveExtractTests/Fixtures/mail ;;
     esac
 }
 

@@ -8,6 +8,8 @@ package struct DocumentBuilder {
     private let maxOutputBytes: Int
     private let maxParts: Int
     private var parts = 0
+    /// The output cap was reached: the last `line` threw for it.
+    package private(set) var isFull = false
 
     /// An empty document read by `extractor` (stored as how the document was read, e.g. `docx`).
     package init(extractor: String, limits: ExtractionLimits) {
@@ -15,6 +17,9 @@ package struct DocumentBuilder {
         maxOutputBytes = limits.maxOutputBytes
         maxParts = limits.maxParts
     }
+
+    /// The UTF-8 bytes of text that may still be written before the output cap.
+    package var remainingBytes: Int { max(0, maxOutputBytes - outputBytes) }
 
     /// The number of lines written so far: the 0-based index of the next line.
     package var lineCount: Int { document.lines.count }
@@ -25,11 +30,12 @@ package struct DocumentBuilder {
         set { document.encoding = newValue }
     }
 
-    /// Starts a section with this heading path at the next line (replacing a start already marked there).
-    package mutating func heading(_ path: [String]) {
+    /// Starts a section with this heading path at the next line (replacing a start already marked there); `anchor`
+    /// is the id a link to the section uses (an HTML heading's).
+    package mutating func heading(_ path: [String], anchor: String? = nil) {
         let next = document.lines.count
         if document.headings.last?.line == next { document.headings.removeLast() }
-        document.headings.append(ExtractedDocument.Heading(line: next, path: path))
+        document.headings.append(ExtractedDocument.Heading(line: next, path: path, anchor: anchor))
     }
 
     /// Starts a hard boundary at the next line: page (slide, message, cell) `number`, which the chunker never packs
@@ -61,6 +67,7 @@ package struct DocumentBuilder {
         for piece in Chunker.lines(of: String(text)).map(String.init) + (text.isEmpty ? [""] : []) {
             outputBytes += piece.utf8.count + 1
             guard outputBytes <= maxOutputBytes else {
+                isFull = true
                 throw ExtractionFailure(.damaged, "more than \(ByteSize.format(Int64(maxOutputBytes))) of text")
             }
             document.lines.append(piece)
@@ -75,20 +82,69 @@ package struct DocumentBuilder {
     }
 
     /// Appends another extracted document (an EPUB chapter, a mail's HTML body): its lines, with its sections
-    /// nested under `path` and its boundaries and locators shifted to their new lines.
-    package mutating func append(_ other: ExtractedDocument, under path: [String] = []) throws(ExtractionFailure) {
+    /// nested under `path` and, unless `withParts` is false (a mail's attachment, which lies within its message),
+    /// its boundaries and locators shifted to their new lines.
+    package mutating func append(_ other: ExtractedDocument, under path: [String] = [], withParts: Bool = true)
+        throws(ExtractionFailure)
+    {
         let offset = document.lines.count
-        if other.headings.first?.line != 0 { heading(path) }
+        if other.headings.first?.line != 0, document.headings.last?.path != path { heading(path) }
         for start in other.headings {
-            document.headings.append(ExtractedDocument.Heading(line: start.line + offset, path: path + start.path))
+            document.headings.append(
+                ExtractedDocument.Heading(line: start.line + offset, path: path + start.path, anchor: start.anchor))
         }
-        for line in other.boundaries { document.boundaries.append(line + offset) }
-        for locator in other.locators {
-            var moved = locator
-            moved.line += offset
-            document.locators.append(moved)
+        if withParts {
+            for line in other.boundaries { document.boundaries.append(line + offset) }
+            for locator in other.locators {
+                var moved = locator
+                moved.line += offset
+                document.locators.append(moved)
+            }
         }
         for line in other.lines { try self.line(line) }
+    }
+
+    /// How far the document has been written, to go back to with `rollback(to:)`.
+    package struct Mark {
+        fileprivate let lines, headings, boundaries, locators, outputBytes, parts: Int
+        // A heading or locator marked at the next line is replaced, not added, by the next one marked there.
+        fileprivate let lastHeading: ExtractedDocument.Heading?
+        fileprivate let lastLocator: ExtractedDocument.Locator?
+    }
+
+    /// The document as written so far.
+    package var mark: Mark {
+        Mark(
+            lines: document.lines.count, headings: document.headings.count, boundaries: document.boundaries.count,
+            locators: document.locators.count, outputBytes: outputBytes, parts: parts,
+            lastHeading: document.headings.last, lastLocator: document.locators.last)
+    }
+
+    /// Drops everything written after `mark` (a mailbox's message that did not fit), so that the document ends with
+    /// the last whole part.
+    package mutating func rollback(to mark: Mark) {
+        document.lines.removeLast(document.lines.count - mark.lines)
+        document.headings.removeLast(document.headings.count - mark.headings)
+        document.boundaries.removeLast(document.boundaries.count - mark.boundaries)
+        document.locators.removeLast(document.locators.count - mark.locators)
+        if let heading = mark.lastHeading { document.headings[document.headings.count - 1] = heading }
+        if let locator = mark.lastLocator { document.locators[document.locators.count - 1] = locator }
+        outputBytes = mark.outputBytes
+        parts = mark.parts
+        isFull = false
+    }
+
+    /// Adds locators that are not hard boundaries (an EPUB's print pages, found after its chapters were written),
+    /// kept in line order; of two at one line the later added wins.
+    package mutating func locate(_ added: [ExtractedDocument.Locator]) {
+        var byLine: [Int: ExtractedDocument.Locator] = [:]
+        for locator in document.locators + added { byLine[locator.line] = locator }
+        document.locators = byLine.values.sorted { $0.line < $1.line }
+    }
+
+    /// Records that a cap left parts of the file out (`ExtractedDocument.truncation`).
+    package mutating func truncated(_ truncation: ExtractedDocument.Truncation) {
+        document.truncation = truncation
     }
 
     /// The document, with trailing blank lines removed and marks past the last line dropped.

@@ -335,9 +335,8 @@ private struct Walk {
                 }
                 let size = Int64(info.st_size)
                 // Extracted formats are read by the worker, which streams them: their cap is the extraction's own.
-                if case .extracted = kind {
-                    let limit = Int64(ExtractionLimits().maxInputBytes)
-                    if size > limit {
+                if case .extracted(let format) = kind {
+                    if let limit = ExtractionLimits().maxInputBytes(for: format).map(Int64.init), size > limit {
                         let reason = SkippedFile.Reason.tooLargeToExtract(size: size, limit: limit)
                         outcomes.append((key, .skip(SkippedFile(path: child, reason: reason))))
                         continue

@@ -8,6 +8,23 @@ import CSQLite
 
 /// Documents that are not text: a stored copy to reuse for a moved or copied file, and remembered failures.
 extension SQLiteStore {
+    /// The stored structure of those of these documents read as `format`, by document id.
+    package func structures(ofDocuments documentIDs: [Int64], format: String) throws -> [Int64: String] {
+        guard !documentIDs.isEmpty else { return [:] }
+        return try database.withStatement(
+            """
+            SELECT id, structure FROM documents
+            WHERE id IN (SELECT value FROM json_each(?)) AND format = ? AND structure IS NOT NULL
+            """
+        ) { statement in
+            try statement.bind(Self.jsonList(documentIDs), at: 1)
+            try statement.bind(format, at: 2)
+            var structures: [Int64: String] = [:]
+            while try statement.step() { structures[statement.int64(0)] = statement.string(1) }
+            return structures
+        }
+    }
+
     /// An extracted document of `format` with this content hash, with its chunks and vectors; nil when none. The
     /// format, not the tool's version, decides: a security update of pdftotext does not re-read every PDF.
     package func reusableExtraction(contentHash: String, format: String) throws -> ReusableExtraction? {

@@ -37,6 +37,66 @@ import TroveIngest
         #expect(try EPUBExtractor.extract(fonts, limits: ExtractionLimits()).lines.count == 11)
     }
 
+    @Test func printPagesFromTheNavigationPageListAreLocators() throws {
+        // Markers as publishers write them (`epub:type="pagebreak"`): one between paragraphs, one inside a paragraph
+        // (its page starts on the line after), one page at a file's start, one roman page (left out), one whose
+        // marker is missing (left out rather than placed wrongly).
+        let nav = """
+            <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><body>\
+            <nav epub:type="toc"><ol><li><a href="preface.xhtml">Preface</a></li>\
+            <li><a href="one.xhtml">Baking</a></li></ol></nav>\
+            <nav epub:type="page-list" hidden=""><ol><li><a href="preface.xhtml#pvii">vii</a></li>\
+            <li><a href="preface.xhtml">1</a></li><li><a href="one.xhtml#p2">2</a></li>\
+            <li><a href="one.xhtml#p3">3</a></li><li><a href="one.xhtml#gone">4</a></li>\
+            <li><a href="chapters/two%20parts.xhtml#p5">5</a></li></ol></nav></body></html>
+            """
+        let one = Book.page("""
+            <p>Bake at 200 °C.</p><span epub:type="pagebreak" id="p2" title="2"/><p>Turn the tray.</p>\
+            <p>Let it cool <span epub:type="pagebreak" id="p3"/>on a rack.</p><p>Serve.</p>
+            """)
+        let two = Book.page("<h2 id=\"p5\">Chapter Two</h2><p>Knead the dough.</p>")
+        let document = try EPUBExtractor.extract(
+            Book.bytes(replacing: ["OEBPS/nav.xhtml": nav, "OEBPS/one.xhtml": one, "OEBPS/chapters/two parts.xhtml": two]),
+            limits: ExtractionLimits())
+        func page(of line: String) -> PassageLocator? {
+            document.lines.firstIndex(of: line).flatMap { PassageLocator.covering($0...$0, in: document.locators) }
+        }
+        #expect(document.locators.map(\.number) == [1, 2, 3, 5])
+        #expect(page(of: "Why this book.")?.label == "p.1")
+        #expect(page(of: "Bake at 200 °C.")?.label == "p.1")
+        #expect(page(of: "Turn the tray.")?.label == "p.2")
+        #expect(page(of: "Let it cool on a rack.")?.label == "p.2")
+        #expect(page(of: "Serve.")?.label == "p.3")
+        #expect(page(of: "Knead the dough.")?.label == "p.5")
+        // Chapters stay headings and boundaries; pages are not boundaries.
+        #expect(document.boundaries.count == 3)
+        #expect(document.headings.map(\.path) == [["Preface"], ["Baking"], ["Chapter Two"]])
+    }
+
+    @Test func printPagesFromAnEPUB2PageListAreLocators() throws {
+        let ncx = """
+            <ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><navMap><navPoint id="n1">\
+            <navLabel><text>Preface</text></navLabel><content src="preface.xhtml"/></navPoint></navMap>\
+            <pageList><pageTarget id="t1" type="normal" value="11"><navLabel><text>11</text></navLabel>\
+            <content src="preface.xhtml"/></pageTarget><pageTarget id="t2" type="normal" value="12">\
+            <navLabel><text>12</text></navLabel><content src="one.xhtml#part-b"/></pageTarget></pageList></ncx>
+            """
+        var entries = Book.entries().filter { $0.name != "OEBPS/nav.xhtml" && $0.name != "OEBPS/content.opf" }
+        entries.append(.init("OEBPS/toc.ncx", ncx))
+        entries.append(.init("OEBPS/content.opf", """
+            <package xmlns="http://www.idpf.org/2007/opf" version="2.0"><manifest>\
+            <item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>\
+            <item id="pre" href="preface.xhtml" media-type="application/xhtml+xml"/>\
+            <item id="one" href="one.xhtml" media-type="application/xhtml+xml"/></manifest>\
+            <spine toc="ncx"><itemref idref="pre"/><itemref idref="one"/></spine></package>
+            """))
+        let document = try EPUBExtractor.extract(ZipWriter.archive(entries), limits: ExtractionLimits())
+        let second = try #require(document.lines.firstIndex(of: "Second part of the chapter."))
+        #expect(document.locators == [
+            .init(line: 0, kind: .page, number: 11), .init(line: second, kind: .page, number: 12),
+        ])
+    }
+
     @Test func notAnEPUBIsNamed() {
         #expect(throws: damaged("no META-INF/container.xml in the zip (not an EPUB)")) {
             try EPUBExtractor.extract(ZipWriter.archive([.init("mimetype", "text/plain")]), limits: ExtractionLimits())
@@ -53,10 +113,18 @@ import TroveIngest
 enum Book {
     static func bytes() -> [UInt8] { ZipWriter.archive(entries()) }
 
+    /// The book with some entries' text replaced (by entry name).
+    static func bytes(replacing: [String: String]) -> [UInt8] {
+        ZipWriter.archive(entries().map { entry in replacing[entry.name].map { .init(entry.name, $0) } ?? entry })
+    }
+
+    /// A content document with this body (the EPUB namespace declared, for `epub:type`).
+    static func page(_ body: String) -> String {
+        "<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\"><head><title>t</title>"
+            + "</head><body>\(body)</body></html>"
+    }
+
     static func entries() -> [ZipWriter.Entry] {
-        func page(_ body: String) -> String {
-            "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>t</title></head><body>\(body)</body></html>"
-        }
         return [
             .init("mimetype", "application/epub+zip", deflate: false),
             .init("META-INF/container.xml", """

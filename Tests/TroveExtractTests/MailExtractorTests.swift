@@ -95,16 +95,53 @@ import TroveIngest
         #expect(document.extractor == "mbox")
     }
 
-    @Test func hostileMailEndsInANamedOutcome() throws {
-        // 10,000 messages: past the 5,000 parts one file may hold, refused by name, quickly.
+    @Test func aBigMailboxIsReadAndWhatPassesACapIsCountedNotRefused() throws {
+        // 10,000 messages: more than a PDF's 5,000 pages, read whole.
         let many = [UInt8](
-            (0..<10_000).map { "From a@b Mon Dec  1 10:00:00 2026\nSubject: m\($0)\n\nbody\n" }.joined().utf8)
-        #expect(throws: ExtractionFailure(.damaged, "more than 5000 messages")) {
-            try MailboxExtractor.extract(many, limits: ExtractionLimits())
+            (0..<10_000).map { "From a@b Mon Dec  1 10:00:00 2026\nSubject: m\($0)\n\nbody \($0)\n" }.joined().utf8)
+        let whole = try MailboxExtractor.extract(many, limits: ExtractionLimits())
+        #expect(whole.locators.count == 10_000 && whole.locators.last?.number == 10_000)
+        #expect(whole.truncation == nil)
+        // Past the text cap: whole messages are kept, the rest counted.
+        var small = ExtractionLimits()
+        small.maxOutputBytes = 64 << 10
+        let cut = try MailboxExtractor.extract(many, limits: small)
+        let kept = cut.locators.count
+        #expect(kept > 100 && kept < 10_000)
+        #expect(cut.truncation == .init(kind: .message, kept: kept, total: 10_000, limit: "the 64.0 KB text limit"))
+        #expect(cut.lines.last == "body \(kept - 1)")
+        #expect(cut.lines.reduce(0) { $0 + $1.utf8.count + 1 } <= 64 << 10)
+        // Past the message cap.
+        var fewer = ExtractionLimits()
+        fewer.maxMessages = 2_500
+        let capped = try MailboxExtractor.extract(many, limits: fewer)
+        #expect(capped.truncation == .init(kind: .message, kept: 2_500, total: 10_000, limit: "the 2500-message limit"))
+        #expect(capped.lines.last == "body 2499")
+    }
+
+    @Test func aMailboxIsStreamedFromItsDescriptorInBlocks() throws {
+        // Messages cut across the 1 MiB blocks, one of them with a 3 MiB body, and a last line with no line break.
+        let big = String(repeating: "spinach and chard grow in rows\n", count: 100_000)
+        var text = ""
+        for number in 0..<40 {
+            text += "From a@b Mon Dec  1 10:00:00 2026\nSubject: m\(number)\n\n"
+            text += number == 7 ? big : String(repeating: "line of message \(number)\n", count: 4_000)
         }
-        var few = ExtractionLimits()
-        few.maxParts = 20_000
-        #expect(try MailboxExtractor.extract(many, limits: few).locators.count == 10_000)
+        text += "From a@b Mon Dec  1 10:00:00 2026\nSubject: last\n\nno line break"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString).mbox")
+        try Data(text.utf8).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let descriptor = open(path.path, O_RDONLY)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        let streamed = try MailboxExtractor.extract(descriptor: descriptor, limits: ExtractionLimits())
+        #expect(streamed == (try MailboxExtractor.extract(Array(text.utf8), limits: ExtractionLimits())))
+        #expect(streamed.locators.count == 41)
+        #expect(streamed.lines.last == "no line break")
+        #expect(streamed.lines.filter { $0 == "spinach and chard grow in rows" }.count == 100_000)
+    }
+
+    @Test func hostileMailEndsInANamedOutcome() throws {
         // Multiparts nested past the limit.
         var nested = "Content-Type: multipart/mixed; boundary=b0\n\n"
         for level in 1...300 { nested += "--b\(level - 1)\nContent-Type: multipart/mixed; boundary=b\(level)\n\n" }
@@ -112,6 +149,14 @@ import TroveIngest
         #expect(throws: ExtractionFailure(.damaged, "mime parts nested deeper than 256")) {
             try MailExtractor.extract(Array(nested.utf8), limits: ExtractionLimits())
         }
+        // In a mailbox, that message is one line saying why, and the messages around it are read.
+        let mailbox = "From a@b\nSubject: before\n\nfirst\nFrom a@b\nSubject: deep\n" + nested
+            + "From a@b\nSubject: after\n\nthird\n"
+        let read = try MailboxExtractor.extract(Array(mailbox.utf8), limits: ExtractionLimits())
+        #expect(read.locators.map(\.number) == [1, 2, 3])
+        #expect(read.lines.contains("[message not read: damaged — mime parts nested deeper than 256]"))
+        #expect(read.lines.contains("first") && read.lines.contains("third"))
+        #expect(read.headings.map(\.path.first) == ["before", "deep", "after"])
         #expect(throws: ExtractionFailure(.damaged, "not a mail message (binary)")) {
             try MailExtractor.extract([0x50, 0x4B, 0x03, 0x04, 0x00, 0x00], limits: ExtractionLimits())
         }

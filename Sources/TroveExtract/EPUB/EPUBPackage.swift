@@ -77,6 +77,25 @@ struct EPUBPackage {
         return encrypted
     }
 
+    /// The reader of the first of the navigation document and the NCX that parses and in which `found` holds, or
+    /// nil: a list that does not parse only loses what it lists (titles, pages), never the book.
+    static func firstNavigation<Reader: XMLHandler>(
+        navigation: String?, ncx: String?, in archive: inout ZipArchive, limits: ExtractionLimits,
+        reader: (String) -> Reader, found: (Reader) -> Bool
+    ) throws(ExtractionFailure) -> Reader? {
+        for part in [navigation, ncx].compactMap({ $0 }) {
+            guard let bytes = try archive.read(part) else { continue }
+            let handler = reader(part)
+            do throws(ExtractionFailure) {
+                try XMLStream.parse(bytes, part: part, limits: limits, into: handler)
+            } catch where error.kind == .damaged {
+                continue
+            }
+            if found(handler) { return handler }
+        }
+        return nil
+    }
+
     /// The attributes of every element with one of the given local names, in document order (the name under
     /// `elementKey`).
     final class Collector: XMLHandler {

@@ -7,17 +7,10 @@ enum EPUBTableOfContents {
     static func titles(navigation: String?, ncx: String?, in archive: inout ZipArchive, limits: ExtractionLimits)
         throws(ExtractionFailure) -> [String: String]
     {
-        for part in [navigation, ncx].compactMap({ $0 }) {
-            guard let bytes = try archive.read(part) else { continue }
-            let reader = Reader(part: part)
-            do throws(ExtractionFailure) {
-                try XMLStream.parse(bytes, part: part, limits: limits, into: reader)
-            } catch where error.kind == .damaged {
-                continue
-            }
-            if !reader.titles.isEmpty { return reader.titles }
-        }
-        return [:]
+        try EPUBPackage.firstNavigation(
+            navigation: navigation, ncx: ncx, in: &archive, limits: limits, reader: Reader.init(part:),
+            found: { !$0.titles.isEmpty }
+        )?.titles ?? [:]
     }
 
     /// Reads `<a href>label</a>` (navigation document) and `<navLabel><text>label</text></navLabel><content src>`

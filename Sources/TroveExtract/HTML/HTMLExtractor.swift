@@ -22,6 +22,13 @@ package enum HTMLExtractor: DocumentExtractor {
     package static func extract(_ bytes: [UInt8], charset: String?, titled: Bool = true, limits: ExtractionLimits)
         throws(ExtractionFailure) -> ExtractedDocument
     {
+        try read(bytes, charset: charset, titled: titled, limits: limits).document
+    }
+
+    /// The page as `extract` reads it, and the line where each of its ids (and `<a name>`s) falls.
+    static func read(_ bytes: [UInt8], charset: String?, titled: Bool, limits: ExtractionLimits)
+        throws(ExtractionFailure) -> (document: ExtractedDocument, anchors: [String: Int])
+    {
         guard bytes.count <= limits.maxInputBytes else {
             throw ExtractionFailure(.damaged, "larger than \(ByteSize.format(Int64(limits.maxInputBytes)))")
         }
@@ -31,7 +38,7 @@ package enum HTMLExtractor: DocumentExtractor {
         let text = HTMLCharset.utf8(bytes, given: charset)
         guard let document = try parse(text.bytes) else {
             if text.bytes.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
-                return DocumentBuilder(extractor: identity, limits: limits).finish()
+                return (DocumentBuilder(extractor: identity, limits: limits).finish(), [:])
             }
             throw ExtractionFailure(.damaged, "not an html document")
         }
@@ -39,7 +46,7 @@ package enum HTMLExtractor: DocumentExtractor {
         var renderer = HTMLRenderer(extractor: identity, limits: limits, titled: titled)
         try renderer.render(xmlDocGetRootElement(document))
         renderer.builder.encoding = text.encoding
-        return renderer.builder.finish()
+        return (renderer.builder.finish(), renderer.anchors)
     }
 
     /// How the text was read, stored with the document: `html/libxml2 2.9.14` (the library loaded at run time).

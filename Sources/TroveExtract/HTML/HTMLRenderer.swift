@@ -27,6 +27,12 @@ struct HTMLRenderer {
 
     /// Whether the page's `title` is written (a section of its own before the first heading).
     private let titled: Bool
+    /// Where each `id` (and `<a name>`) of the page falls: the line its text starts on. An EPUB's print-page
+    /// markers are placed by them.
+    private(set) var anchors: [String: Int] = [:]
+    /// The last id met since a line of text was written: the anchor of the next heading (an `<a name>` before an
+    /// `h2`, a `section id` around it, the heading's own id).
+    private var pendingAnchor: String?
 
     /// A renderer writing into a new document read by `extractor`; without `titled`, the `title` is left out.
     init(extractor: String, limits: ExtractionLimits, titled: Bool = true) {
@@ -88,7 +94,24 @@ struct HTMLRenderer {
         case .inline: break
         }
         if role(of: node) == .preformatted { preformatted += 1 }
+        if let id = attribute("id", of: node) ?? (name(node) == "a" ? attribute("name", of: node) : nil), !id.isEmpty {
+            // Inside a block already gathering text, what follows the id starts on the block's next line.
+            if anchors[id] == nil { anchors[id] = builder.lineCount + (text.isEmpty || headingLevel != nil ? 0 : 1) }
+            pendingAnchor = id
+        }
         return true
+    }
+
+    /// The value of the attribute `key` of an element, read from libxml2's list without copying the others.
+    private func attribute(_ key: String, of node: xmlNodePtr) -> String? {
+        var property = node.pointee.properties
+        while let current = property {
+            if let name = current.pointee.name, String(cString: name) == key {
+                return current.pointee.children?.pointee.content.map { String(cString: $0) }
+            }
+            property = current.pointee.next
+        }
+        return nil
     }
 
     /// Handles the end of `node` (after its children).
@@ -101,7 +124,8 @@ struct HTMLRenderer {
             guard !line.isEmpty else { return }
             headings.removeAll { $0.level >= level }
             headings.append((level, line))
-            builder.heading(headings.map(\.text))
+            builder.heading(headings.map(\.text), anchor: pendingAnchor)
+            pendingAnchor = nil
             try builder.line(line)
             builder.blankLine()
         case .title:
@@ -183,6 +207,7 @@ struct HTMLRenderer {
             for line in lines { try builder.line(String(line)) }
         } else if !block.isEmpty {
             try builder.line(listItem ? "- " + block : block)
+            pendingAnchor = nil
         }
         listItem = false
         if blank { builder.blankLine() }

@@ -22,7 +22,22 @@ package enum ExtractorRegistry {
         case .epub: .bytes(EPUBExtractor.self)
         case .notebook: .bytes(NotebookExtractor.self)
         case .eml: .bytes(MailExtractor.self)
-        case .mbox: .bytes(MailboxExtractor.self)
+        case .mbox: .descriptor(MailboxExtractor.extract(descriptor:limits:))
+        }
+    }
+
+    /// The document in `bytes` read as `format` (a mail's attachment). A reader of descriptors gets the bytes through
+    /// a socket (`FedDescriptor`), as the worker may write no file.
+    package static func extract(_ bytes: [UInt8], as format: DocumentFormat, limits: ExtractionLimits)
+        throws(ExtractionFailure) -> ExtractedDocument
+    {
+        switch reader(for: format) {
+        case .bytes(let extractor): return try extractor.extract(bytes, limits: limits)
+        case .descriptor(let extract):
+            return try FedDescriptor.reading(bytes) { descriptor throws(ExtractionFailure) in
+                try extract(descriptor, limits)
+            }
+        case nil: throw ExtractionFailure(.toolMissing, "this build of trove has no \(format.rawValue) extractor")
         }
     }
 }

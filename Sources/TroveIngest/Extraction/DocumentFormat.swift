@@ -26,7 +26,8 @@ package enum DocumentFormat: String, Sendable, Equatable, Hashable, Codable, Cas
         case .eml, .mbox: .message
         case .notebook: .cell
         case .docx, .odt: .page  // approximate: from the author's last layout
-        case .html, .epub: nil
+        case .epub: .page  // the print pages, where the book lists them
+        case .html: nil
         }
     }
 }

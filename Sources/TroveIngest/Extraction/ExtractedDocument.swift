@@ -17,6 +17,9 @@ package struct ExtractedDocument: Sendable, Equatable, Codable {
     package var extractor: String
     /// The source text encoding when it was not UTF-8 (a declared or detected charset), for `-v` output.
     package var encoding: String?
+    /// What a cap left out when the file held more than the rendition keeps (a mailbox past the text cap): nil when
+    /// the whole file was read.
+    package var truncation: Truncation?
 
     /// A document from its parts.
     package init(
@@ -37,11 +40,34 @@ package struct ExtractedDocument: Sendable, Equatable, Codable {
         package var line: Int
         /// Headings above and including this one, outermost first, e.g. `["Install", "From source"]`.
         package var path: [String]
+        /// The id a link to this section uses (`page.html#install`), when the page gives its heading one.
+        package var anchor: String?
 
         /// A section start.
-        package init(line: Int, path: [String]) {
+        package init(line: Int, path: [String], anchor: String? = nil) {
             self.line = line
             self.path = path
+            self.anchor = anchor
+        }
+    }
+
+    /// The parts a cap left out: the first `kept` of the file's `total` (messages), the rest counted but not read.
+    package struct Truncation: Sendable, Equatable, Codable {
+        /// What was counted.
+        package var kind: LocatorKind
+        /// Parts read, from the first on.
+        package var kept: Int
+        /// Parts in the file.
+        package var total: Int
+        /// The cap that stopped the reading, e.g. `the 16 MiB text limit`.
+        package var limit: String
+
+        /// A truncation.
+        package init(kind: LocatorKind, kept: Int, total: Int, limit: String) {
+            self.kind = kind
+            self.kept = kept
+            self.total = total
+            self.limit = limit
         }
     }
 

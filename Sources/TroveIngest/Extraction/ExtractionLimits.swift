@@ -1,12 +1,15 @@
 /// Caps on one extraction, so that a hostile or huge file ends in `ExtractionFailure(.damaged, …)` rather than
 /// exhausting memory or time.
 package struct ExtractionLimits: Sendable, Equatable, Codable {
-    /// Largest input file read.
+    /// Largest input file read, and largest message or attachment of a mailbox (which is streamed, not read whole).
     package var maxInputBytes = 256 << 20
     /// Largest rendition returned (UTF-8 bytes of all lines).
     package var maxOutputBytes = 16 << 20
-    /// Most pages (slides, messages, cells) read from one file.
+    /// Most pages (slides, cells) read from one file.
     package var maxParts = 5_000
+    /// Most messages read from one mailbox: the rest are counted and reported, not read. Higher than `maxParts`, as a
+    /// mailbox of 10,000 short messages is ordinary; the text cap (`maxOutputBytes`) bounds it too.
+    package var maxMessages = 100_000
     /// Most entries in a zip container.
     package var maxZipEntries = 10_000
     /// Largest inflated size of one zip entry, declared or actual.
@@ -23,4 +26,10 @@ package struct ExtractionLimits: Sendable, Equatable, Codable {
 
     /// The defaults.
     package init() {}
+
+    /// The largest file of `format` read, or nil for a format read as a stream (mbox: block by block, one message
+    /// held at a time, its text capped by `maxOutputBytes` and `maxMessages`).
+    package func maxInputBytes(for format: DocumentFormat) -> Int? {
+        format == .mbox ? nil : maxInputBytes
+    }
 }

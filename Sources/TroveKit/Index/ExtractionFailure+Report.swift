@@ -25,3 +25,13 @@ extension ExtractionFailure {
         "skipped \(path): \(kind.counted)" + (detail.isEmpty ? "" : " — \(detail)")
     }
 }
+
+extension ExtractedDocument.Truncation {
+    /// The warning line for `path`: `big.mbox: indexed the first 4012 of 10000 messages; the other 5988 pass the
+    /// 16 MiB text limit (split the file to index them)`.
+    func warning(path: String) -> String {
+        let noun = kind == .message ? "messages" : "\(kind.rawValue)s"
+        return "\(path): indexed the first \(kept) of \(total) \(noun); the other \(total - kept) pass \(limit)"
+            + " (split the file to index them)"
+    }
+}

@@ -75,6 +75,8 @@ extension IndexRun {
             report(.skipped(error.warning(path: path)))
             return nil
         }
+        // A mailbox past the text cap: what fits is indexed, the rest counted in one line.
+        if let truncation = extracted.truncation { report(.warning(truncation.warning(path: path))) }
         // A declared or detected charset other than UTF-8 (an HTML page in windows-1252, a mail in ISO-2022-JP).
         if let encoding = extracted.encoding, encoding.uppercased() != "UTF-8" {
             report(.decoded(path: path, encoding: encoding))

@@ -1,3 +1,4 @@
+import TroveIngest
 import TroveSearch
 import TroveStore
 
@@ -299,6 +300,10 @@ public final class Retriever {
         var documents = documents
         let missing = winners.map(\.id).filter { documents[$0] == nil }
         if !missing.isEmpty { documents.merge(try store.documentIDs(ofChunks: missing)) { $1 } }
+        let pages = try store.structures(
+            ofDocuments: Array(Set(winners.compactMap { documents[$0.id] })).sorted(),
+            format: DocumentFormat.html.rawValue
+        ).mapValues(HeadingAnchors.headings(inStructure:))
         return winners.compactMap { winner -> SearchHit? in
             guard let chunk = chunks[winner.id] else { return nil }
             var hit = SearchHit(
@@ -312,6 +317,7 @@ public final class Retriever {
             hit.keywordRank = winner.keywordRank
             hit.fusedScore = winner.fusedScore
             hit.locator = chunk.locator.flatMap(PassageLocator.init(stored:))
+            hit.anchor = pages[hit.documentID].flatMap { HeadingAnchors.anchor(forLine: chunk.startLine, in: $0) }
             return hit
         }.enumerated().map { offset, hit in
             var hit = hit

@@ -35,6 +35,8 @@ public struct SearchHit: Sendable, Equatable, Codable {
     /// Pages (slides, messages, cells) of the original the passage lies on, for a document read by an extractor
     /// (PDF, DOCX, …); nil for text files, whose lines are the document's own.
     public var locator: PassageLocator? = nil
+    /// In an HTML page, the `id` of the nearest heading above the passage that has one; nil elsewhere.
+    public var anchor: String? = nil
 
     public init(
         rank: Int, chunkID: Int64, rootPath: String, relativePath: String, startLine: Int, endLine: Int,
@@ -55,9 +57,12 @@ public struct SearchHit: Sendable, Equatable, Codable {
     public var path: String { rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath }
 
     /// `file:///abs/path`, with the locator as a fragment (`#page=4`, `#slide=3`, `#msg=42`, `#cell=7`) that PDF
-    /// viewers and browsers open at.
+    /// viewers and browsers open at, or in an HTML page its heading's id (`#locking`).
     public var uri: String {
         let url = URL(fileURLWithPath: path)
-        return url.absoluteString + (locator.map { "#" + $0.fragment } ?? "")
+        let fragment =
+            locator.map(\.fragment)
+            ?? anchor.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) }
+        return url.absoluteString + (fragment.map { "#" + $0 } ?? "")
     }
 }

@@ -6,6 +6,19 @@
 
 /// Documents that are not text on PostgreSQL: as `SQLiteStore+Extraction.swift`.
 extension PostgresStore {
+    /// The stored structure of those of these documents read as `format`, by document id.
+    package func structures(ofDocuments documentIDs: [Int64], format: String) throws -> [Int64: String] {
+        guard !documentIDs.isEmpty else { return [:] }
+        let rows = try connection.query(
+            """
+            SELECT id, structure FROM documents
+            WHERE id = ANY($1::bigint[]) AND format = $2 AND structure IS NOT NULL
+            """, [PostgresArray.ids(documentIDs), format])
+        var structures: [Int64: String] = [:]
+        for row in 0..<rows.count { structures[rows.int64(row, 0)] = rows.string(row, 1) }
+        return structures
+    }
+
     /// An extracted document of `format` with this content hash, with its chunks and vectors; nil when none.
     package func reusableExtraction(contentHash: String, format: String) throws -> ReusableExtraction? {
         guard let dimension = try manifestDimension(), dimension > 0 else { return nil }

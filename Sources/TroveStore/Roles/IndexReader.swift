@@ -31,6 +31,9 @@ package protocol IndexReader: AnyObject {
     func keywordSearch(_ query: String, limit: Int, allowedChunkIDs: [Int64]?, bm25: BM25) throws -> [KeywordHit]
     /// The chunks with these ids, with their document path and root; unknown ids are absent.
     func chunks(ids: [Int64]) throws -> [Int64: StoredChunk]
+    /// The stored rendition structure (`StoredExtraction.structure`) of those of these documents read as `format`,
+    /// by document id: where hits in an HTML page find their heading's `#id`.
+    func structures(ofDocuments documentIDs: [Int64], format: String) throws -> [Int64: String]
     /// Whether the index holds any vector.
     func hasVectors() throws -> Bool
 
