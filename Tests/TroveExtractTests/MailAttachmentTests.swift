@@ -8,6 +8,9 @@ import TroveIngest
 /// sqlite3-doc page, CPython's messages; our known-pages PDF) attached to a message, each under a heading naming it
 /// and the message's one locator.
 @Suite struct MailAttachmentTests {
+    /// The worker's readers of the other formats, as the registry hands them to the mail readers.
+    static let registry: AttachmentExtractor = ExtractorRegistry.extract(_:as:limits:)
+
     /// A `multipart/mixed` message: a text body, then each attachment base64-encoded (a message as it is, as mail
     /// programs attach one).
     static func message(
@@ -38,7 +41,8 @@ import TroveIngest
                 continue
             }
             let encoded = Data(attachment.bytes).base64EncodedString(options: .lineLength76Characters)
-            text += "--\(boundary)\nContent-Type: \(attachment.type)\n\(disposition)Content-Transfer-Encoding: base64\n\n"
+            text += "--\(boundary)\nContent-Type: \(attachment.type)\n\(disposition)"
+            text += "Content-Transfer-Encoding: base64\n\n"
             text += encoded.replacingOccurrences(of: "\r\n", with: "\n") + "\n"
         }
         return Array((text + "--\(boundary)--\n").utf8)
@@ -51,11 +55,14 @@ import TroveIngest
             (docx, "breaks.docx", try fixture("docx/par-rendered-page-breaks.docx")),
             ("text/html", "shortnames.html", try fixture("html/shortnames.html")),
             // "café crème" in ISO-8859-1.
-            ("text/plain; charset=iso-8859-1", "menu.txt", [0x63, 0x61, 0x66, 0xE9, 0x20, 0x63, 0x72, 0xE8, 0x6D, 0x65]),
+            (
+                "text/plain; charset=iso-8859-1", "menu.txt",
+                [0x63, 0x61, 0x66, 0xE9, 0x20, 0x63, 0x72, 0xE8, 0x6D, 0x65]
+            ),
             ("application/octet-stream", "notes.md", Array("# Sowing\n\nBeans in May.\n".utf8)),
             ("message/rfc822", "forwarded.eml", try MailExtractorTests.fixture("msg_07.txt")),
         ])
-        let document = try MailExtractor.extract(bytes, limits: ExtractionLimits())
+        let document = try MailExtractor.extract(bytes, limits: ExtractionLimits(), attachments: Self.registry)
         let title = "Papers for the garden club — Ann Gardener <ann@example.org> — Tue, 1 Dec 2026 09:00:00 +0000"
         // One message, one locator: the Word file's pages are not the mail's.
         #expect(document.locators == [.init(line: 0, kind: .message, number: 1)])
@@ -85,9 +92,23 @@ import TroveIngest
     @Test(.enabled(if: popplerInstalled, "pdftotext is not installed (apt-get install poppler-utils poppler-data)"))
     func aPDFAttachmentIsReadThroughPdftotext() throws {
         let bytes = Self.message(attachments: [("application/pdf", "report.pdf", try fixture("pdf/pages.pdf"))])
-        let document = try MailExtractor.extract(bytes, limits: ExtractionLimits())
+        let document = try MailExtractor.extract(bytes, limits: ExtractionLimits(), attachments: Self.registry)
         #expect(document.lines.contains("The first page talks about apricots and installation."))
         #expect(document.locators.map(\.kind) == [.message])
+    }
+
+    @Test func theWorkerReadsAttachmentsAsTheIndexerAsksForAMessage() async throws {
+        let service = WorkerTests.service()
+        defer { service.shutdown() }
+        let docx = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+        let bytes = Self.message(attachments: [(docx, "styles.docx", try fixture("docx/par-known-styles.docx"))])
+        let mail = try await WorkerTests.extract(bytes, as: .eml, with: service).get()
+        #expect(mail.lines.contains("Body Text"))
+        let mbox = try await WorkerTests.extract(Array("From a@b\n".utf8) + bytes, as: .mbox, with: service).get()
+        #expect(mbox.lines.contains("Body Text"))
+        // Without the registry (the mime fuzz target), such an attachment is named; text and HTML are still read.
+        let alone = try MailExtractor.extract(bytes, limits: ExtractionLimits())
+        #expect(alone.lines.contains("(not read: no docx reader here)"))
     }
 
     @Test func anAttachmentThatCannotBeReadIsNamedAndTheMessageStays() throws {
@@ -97,7 +118,7 @@ import TroveIngest
             ("image/gif", "python.gif", [0x47, 0x49, 0x46, 0x38, 0x39, 0x61]),
             ("application/pgp-signature", "signature.asc", Array("-----BEGIN PGP SIGNATURE-----".utf8)),
         ])
-        let document = try MailExtractor.extract(bytes, limits: ExtractionLimits())
+        let document = try MailExtractor.extract(bytes, limits: ExtractionLimits(), attachments: Self.registry)
         let lines = document.lines
         #expect(lines.contains("The files are attached."))
         #expect(lines.contains("[attachment: half.docx (application/octet-stream)]"))
@@ -146,7 +167,9 @@ import TroveIngest
         let cut = try MailExtractor.extract(one, limits: small)
         #expect(cut.lines.contains("The files are attached."))
         #expect(cut.lines.contains("(not read: more text than this file has room for)"))
-        let page = Self.message(attachments: [("application/octet-stream", "page.html", try fixture("html/shortnames.html"))])
+        let page = Self.message(attachments: [
+            ("application/octet-stream", "page.html", try fixture("html/shortnames.html"))
+        ])
         let crowded = try MailExtractor.extract(page, limits: small)
         #expect(crowded.lines.contains { $0.hasPrefix("(not read: damaged — more than") })
     }

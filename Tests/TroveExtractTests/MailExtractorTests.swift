@@ -134,7 +134,8 @@ import TroveIngest
         let descriptor = open(path.path, O_RDONLY)
         #expect(descriptor >= 0)
         defer { close(descriptor) }
-        let streamed = try MailboxExtractor.extract(descriptor: descriptor, limits: ExtractionLimits())
+        let streamed = try MailboxExtractor.extract(
+            descriptor: descriptor, limits: ExtractionLimits(), attachments: nil)
         #expect(streamed == (try MailboxExtractor.extract(Array(text.utf8), limits: ExtractionLimits())))
         #expect(streamed.locators.count == 41)
         #expect(streamed.lines.last == "no line break")

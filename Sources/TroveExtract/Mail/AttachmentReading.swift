@@ -1,5 +1,11 @@
 import TroveIngest
 
+/// Reads an attachment's bytes as a format (the worker's `ExtractorRegistry.extract`), handed to the mail readers so
+/// that they do not reach up to the registry that holds them.
+package typealias AttachmentExtractor = @Sendable
+    (_ bytes: [UInt8], _ format: DocumentFormat, _ limits: ExtractionLimits) throws(ExtractionFailure)
+    -> ExtractedDocument
+
 /// How a mail attachment is read, from its file name (as a file of that name would be indexed) or else its media
 /// type.
 enum AttachmentReading: Equatable {

@@ -7,6 +7,9 @@ import TroveIngest
 struct MailRenderer {
     var builder: DocumentBuilder
     let limits: ExtractionLimits
+    /// Reads attachments of the formats other extractors read (the worker passes its registry's); without one they
+    /// are named only, and text, HTML and messages are still read.
+    let attachments: AttachmentExtractor?
     /// The messages written so far.
     private(set) var count = 0
     /// The heading path of the message being written.
@@ -15,12 +18,13 @@ struct MailRenderer {
     private var attachmentBytes = 0
 
     /// A renderer into a new document read by `extractor` (`eml`, `mbox`).
-    init(extractor: String, limits: ExtractionLimits) {
+    init(extractor: String, limits: ExtractionLimits, attachments: AttachmentExtractor?) {
         // Messages are the parts this document counts: a mailbox holds more of them than a PDF holds pages.
         var messageLimits = limits
         messageLimits.maxParts = limits.maxMessages
         builder = DocumentBuilder(extractor: extractor, limits: messageLimits)
         self.limits = limits
+        self.attachments = attachments
     }
 
     /// Writes one message (its bytes, without an mbox `From ` line) as the next section.
@@ -168,10 +172,13 @@ struct MailRenderer {
             inner.ocrPages = 0
             let document: ExtractedDocument
             do throws(ExtractionFailure) {
-                document =
-                    format == .html
-                    ? try HTMLExtractor.extract(bytes, charset: charset, limits: inner)
-                    : try ExtractorRegistry.extract(bytes, as: format, limits: inner)
+                if format == .html {
+                    document = try HTMLExtractor.extract(bytes, charset: charset, limits: inner)
+                } else if let attachments {
+                    document = try attachments(bytes, format, inner)
+                } else {
+                    return try builder.line("(not read: no \(format.rawValue) reader here)")
+                }
             } catch {
                 return try builder.line("(not read: \(error.kind.rawValue) — \(error.detail))")
             }

@@ -13,12 +13,20 @@ package enum MailboxExtractor: DocumentExtractor {
     /// How much of the file is read at a time.
     static let blockSize = 1 << 20
 
-    /// The mailbox in `bytes`.
+    /// The mailbox in `bytes`, its attachments of other formats named only (see the next).
     package static func extract(_ bytes: [UInt8], limits: ExtractionLimits) throws(ExtractionFailure)
         -> ExtractedDocument
     {
+        try extract(bytes, limits: limits, attachments: nil)
+    }
+
+    /// The mailbox in `bytes`, its attachments of other formats read by `attachments` (the worker's registry).
+    package static func extract(_ bytes: [UInt8], limits: ExtractionLimits, attachments: AttachmentExtractor?)
+        throws(ExtractionFailure) -> ExtractedDocument
+    {
         var offset = 0
-        return try read(limits: limits) { () throws(ExtractionFailure) -> ArraySlice<UInt8>? in
+        return try read(limits: limits, attachments: attachments) {
+            () throws(ExtractionFailure) -> ArraySlice<UInt8>? in
             guard offset < bytes.count else { return nil }
             let end = min(bytes.count, offset + blockSize)
             defer { offset = end }
@@ -27,12 +35,13 @@ package enum MailboxExtractor: DocumentExtractor {
     }
 
     /// The mailbox open as `descriptor`, read from its start without moving the shared offset.
-    package static func extract(descriptor: Int32, limits: ExtractionLimits) throws(ExtractionFailure)
-        -> ExtractedDocument
+    package static func extract(descriptor: Int32, limits: ExtractionLimits, attachments: AttachmentExtractor?)
+        throws(ExtractionFailure) -> ExtractedDocument
     {
         var offset: off_t = 0
         var block = [UInt8](repeating: 0, count: blockSize)
-        return try read(limits: limits) { () throws(ExtractionFailure) -> ArraySlice<UInt8>? in
+        return try read(limits: limits, attachments: attachments) {
+            () throws(ExtractionFailure) -> ArraySlice<UInt8>? in
             let got = block.withUnsafeMutableBytes { buffer in
                 retryingInterrupts { pread(descriptor, buffer.baseAddress, buffer.count, offset) }
             }
@@ -46,9 +55,10 @@ package enum MailboxExtractor: DocumentExtractor {
 
     /// The mailbox whose blocks `next` returns in order (nil at the end).
     private static func read(
-        limits: ExtractionLimits, next: () throws(ExtractionFailure) -> ArraySlice<UInt8>?
+        limits: ExtractionLimits, attachments: AttachmentExtractor?,
+        next: () throws(ExtractionFailure) -> ArraySlice<UInt8>?
     ) throws(ExtractionFailure) -> ExtractedDocument {
-        var renderer = MailRenderer(extractor: "mbox", limits: limits)
+        var renderer = MailRenderer(extractor: "mbox", limits: limits, attachments: attachments)
         var splitter = MailboxSplitter(maxMessageBytes: limits.maxInputBytes)
         var stoppedBy: String?
         var first = true

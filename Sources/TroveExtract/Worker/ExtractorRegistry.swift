@@ -21,13 +21,21 @@ package enum ExtractorRegistry {
         case .pptx: .bytes(PPTXExtractor.self)
         case .epub: .bytes(EPUBExtractor.self)
         case .notebook: .bytes(NotebookExtractor.self)
-        case .eml: .bytes(MailExtractor.self)
-        case .mbox: .descriptor(MailboxExtractor.extract(descriptor:limits:))
+        // Mail reads its attachments through this registry.
+        case .eml:
+            .descriptor { descriptor, limits throws(ExtractionFailure) in
+                let bytes = try ExtractionWorker.readAll(descriptor, limits: limits)
+                return try MailExtractor.extract(bytes, limits: limits, attachments: extract(_:as:limits:))
+            }
+        case .mbox:
+            .descriptor { descriptor, limits throws(ExtractionFailure) in
+                try MailboxExtractor.extract(descriptor: descriptor, limits: limits, attachments: extract(_:as:limits:))
+            }
         }
     }
 
-    /// The document in `bytes` read as `format` (a mail's attachment). A reader of descriptors gets the bytes through
-    /// a socket (`FedDescriptor`), as the worker may write no file.
+    /// The document in `bytes` read as `format` (a mail's attachment: `AttachmentExtractor`). A reader of
+    /// descriptors gets the bytes through a socket (`FedDescriptor`), as the worker may write no file.
     package static func extract(_ bytes: [UInt8], as format: DocumentFormat, limits: ExtractionLimits)
         throws(ExtractionFailure) -> ExtractedDocument
     {
