@@ -3,6 +3,7 @@ import Foundation
 import TroveArguments
 import TroveIngest
 import TroveKit
+import TroveMiniLM
 
 /// `trove-bench passages`: the passages `trove index` would store for a folder of documents, as JSON lines, so a
 /// benchmark of another keyword engine (Benchmarks/bench-postgres.sh ranks PostgreSQL full text) ranks exactly the
@@ -18,7 +19,8 @@ enum PassagesExport {
         usage: "trove-bench passages --docs DIR [--max-tokens N]",
         discussion: """
             Crawls DIR as `trove index` does (same ignore rules and file kinds), chunks each file with the indexer's
-            chunker and prints one JSON object per passage to stdout: {"path", "ordinal", "heading", "text"}, the
+            chunker for the built-in model (its context counted with its tokenizer: the model must be installed) and
+            prints one JSON object per passage to stdout: {"path", "ordinal", "heading", "text"}, the
             heading joined with " › " as the index stores it. Files in crawl order, passages in document order.
             """,
         groups: [OptionGroup("Options", [docs, maxTokens])])
@@ -31,11 +33,16 @@ enum PassagesExport {
         var text: String
     }
 
-    static func main(_ arguments: Arguments) throws -> Int32 {
+    static func main(_ arguments: Arguments) async throws -> Int32 {
         guard let docs = arguments.value(Self.docs) else { throw UsageError("--docs DIR is required") }
+        // The built-in model's context, counted with its tokenizer, as trove index cuts passages for it.
+        let builtin = BuiltinEmbedder(folder: ModelFolder.resolve(environment: ProcessInfo.processInfo.environment))
         let chunker = Chunker(
             configuration: ChunkerConfiguration(
-                maxTokens: arguments.integer(Self.maxTokens) ?? Indexer.chunkBudget(contextLength: 512)))
+                maxTokens: arguments.integer(Self.maxTokens) ?? Indexer.chunkBudget(contextLength: 512)),
+            limit: try Indexer.tokenLimit(
+                embedder: builtin, info: try await builtin.inspect(),
+                prefix: EmbeddingPrefixes.forModel(builtin.model).document))
         let options = CrawlOptions()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

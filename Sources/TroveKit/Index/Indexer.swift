@@ -133,11 +133,16 @@ public final class Indexer {
         return run.summary
     }
 
+    /// Ollama's default `num_ctx`, the context it embeds with when the request names none (ours do not): a longer
+    /// input is truncated to it whatever the model's own context.
+    static let ollamaContext = 2048
+
     /// The context no chunk may exceed: the built-in model's, counted with its own tokenizer; another model's, when
-    /// its server tells it, counted with `TokenEstimate` (its tokenizer is not known here); nil when unknown (then
-    /// the chunk budget is the limit).
-    static func tokenLimit(embedder: any Embedder, info: EmbedderInfo, prefix: String) throws -> TokenLimit? {
-        guard let context = info.contextLength, context > 0 else { return nil }
+    /// its server tells it (for Ollama at most its default `num_ctx`), counted with `TokenEstimate` (its tokenizer
+    /// is not known here); nil when unknown (then the chunk budget is the limit).
+    package static func tokenLimit(embedder: any Embedder, info: EmbedderInfo, prefix: String) throws -> TokenLimit? {
+        guard var context = info.contextLength, context > 0 else { return nil }
+        if embedder is OllamaEmbedder { context = min(context, ollamaContext) }
         if let builtin = embedder as? BuiltinEmbedder {
             let tokenizer = try builtin.encoder().tokenizer
             // `encode` adds [CLS] and [SEP], which `markers` counts once.
