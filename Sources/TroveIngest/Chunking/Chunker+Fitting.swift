@@ -58,7 +58,7 @@ extension Chunker.Document {
     /// `segments` (adjacent runs of one line, cut after whitespace, so their counts add up) packed in order into
     /// runs of at most `fit.limit` tokens, each as long as it fits: the first run is then about what the model read
     /// of the whole line before, which kept the four public sets' nDCG@10 where cutting into even runs lowered it
-    /// (BENCHMARKS.md, "Passages over the model's context"). A segment over the limit is cut finer (level 0:
+    /// (BENCHMARKS.md#passages-over-the-models-context). A segment over the limit is cut finer (level 0:
     /// sentences, 1: words, 2: characters).
     static func pack(_ segments: [Substring], _ fit: Fit, level: Int) -> [Substring] {
         var runs: [Substring] = []
