@@ -72,7 +72,7 @@ enum EPUBPageList {
             guard let target, let number = Int(written) ?? value.flatMap({ Int($0) }), number > 0 else { return }
             let pieces = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
             guard let entry = ZipPath.resolve(String(pieces[0]), from: part) else { return }
-            let fragment = pieces.count > 1 ? String(pieces[1]).removingPercentEscapes : nil
+            let fragment = pieces.count > 1 ? ZipPath.percentDecoded(String(pieces[1])) : nil
             pages.append(Page(number: number, entry: entry, fragment: fragment?.isEmpty == true ? nil : fragment))
         }
     }
