@@ -117,4 +117,51 @@ AVX2 void trove_scan_avx2(const float *rows, size_t count, size_t d, const float
     }
 }
 
+// ---- int8 ----
+
+#define AVX512BW __attribute__((target("avx512f,avx512bw")))
+
+AVX512BW void trove_scan_int8_avx512(const int8_t *rows, size_t count, size_t d, const int8_t *query,
+                                     int32_t *sums) {
+    for (size_t r = 0; r < count; r++) {
+        const int8_t *row = rows + r * d;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0;
+        size_t j = 0;
+        for (; j + 64 <= d; j += 64) {
+            __m512i x0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(row + j)));
+            __m512i x1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(row + j + 32)));
+            __m512i q0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(query + j)));
+            __m512i q1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(query + j + 32)));
+            a0 = _mm512_add_epi32(a0, _mm512_madd_epi16(x0, q0));
+            a1 = _mm512_add_epi32(a1, _mm512_madd_epi16(x1, q1));
+        }
+        int32_t sum = _mm512_reduce_add_epi32(_mm512_add_epi32(a0, a1));
+        for (; j < d; j++) sum += (int32_t)row[j] * query[j];
+        sums[r] = sum;
+    }
+}
+
+AVX2 void trove_scan_int8_avx2(const int8_t *rows, size_t count, size_t d, const int8_t *query, int32_t *sums) {
+    for (size_t r = 0; r < count; r++) {
+        const int8_t *row = rows + r * d;
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+        size_t j = 0;
+        for (; j + 32 <= d; j += 32) {
+            __m256i x0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + j)));
+            __m256i x1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + j + 16)));
+            __m256i q0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(query + j)));
+            __m256i q1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(query + j + 16)));
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(x0, q0));
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(x1, q1));
+        }
+        __m256i a = _mm256_add_epi32(a0, a1);
+        __m128i h = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+        h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+        h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1));
+        int32_t sum = _mm_cvtsi128_si32(h);
+        for (; j < d; j++) sum += (int32_t)row[j] * query[j];
+        sums[r] = sum;
+    }
+}
+
 #endif

@@ -60,6 +60,7 @@ package struct QuantizedSearcher: Sendable {
         // Approximate pass: integer dot products, then the row and query scales.
         var candidates = TopK(capacity: Swift.min(n, Swift.max(k, rescoreDepth)))
         let block = 4096
+        var sums = [Int32](repeating: 0, count: block)
         var scores = [Float](repeating: 0, count: block)
         codes.withUnsafeBufferPointer { codes in
             queryCodes.withUnsafeBufferPointer { q in
@@ -68,10 +69,10 @@ package struct QuantizedSearcher: Sendable {
                         var start = 0
                         while start < n {
                             let rows = Swift.min(block, n - start)
-                            for r in 0..<rows {
-                                let row = codes.baseAddress! + (start + r) * d
-                                scores[r] = Float(Self.dot(row, q.baseAddress!, d)) * scales[start + r] * queryScale
-                            }
+                            ScanKernel.best.scoreInt8(
+                                rows: codes.baseAddress! + start * d, count: rows, dimension: d, query: q.baseAddress!,
+                                into: &sums)
+                            for r in 0..<rows { scores[r] = Float(sums[r]) * scales[start + r] * queryScale }
                             // Row positions serve as ids here; the exact pass maps them to row ids.
                             for r in 0..<rows where allowed?[start + r] ?? true {
                                 candidates.offer(ScoredRow(id: Int64(start + r), score: scores[r]))
@@ -90,14 +91,5 @@ package struct QuantizedSearcher: Sendable {
             if score >= minScore { top.offer(ScoredRow(id: matrix.rowIDs[row], score: score)) }
         }
         return top.sortedBestFirst()
-    }
-
-    /// Σ a[i]·b[i] in Int32; wrapping arithmetic lets the compiler vectorize (|a·b| ≤ 127² · d never overflows
-    /// for d < 133 000).
-    @inline(__always)
-    static func dot(_ a: UnsafePointer<Int8>, _ b: UnsafePointer<Int8>, _ count: Int) -> Int32 {
-        var sum: Int32 = 0
-        for i in 0..<count { sum &+= Int32(truncatingIfNeeded: a[i]) &* Int32(truncatingIfNeeded: b[i]) }
-        return sum
     }
 }

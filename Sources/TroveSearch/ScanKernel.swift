@@ -59,6 +59,33 @@ package enum ScanKernel: String, Sendable, CaseIterable {
         }
     }
 
+    /// `sums[r] = rows[r] · query` in exact Int32 for `count` contiguous rows of `dimension` int8 codes: the `--int8`
+    /// copy's approximate pass. Where the fp32 scan runs OpenBLAS, a plain loop. Traps unless available.
+    package func scoreInt8(
+        rows: UnsafePointer<Int8>, count: Int, dimension: Int, query: UnsafePointer<Int8>,
+        into sums: UnsafeMutablePointer<Int32>
+    ) {
+        precondition(isAvailable, "the \(rawValue) scan kernel needs instructions this CPU lacks")
+        switch self {
+        case .blas:
+            for r in 0..<count { sums[r] = Self.int8Dot(rows + r * dimension, query, dimension) }
+        #if arch(x86_64)
+        case .avx512: trove_scan_int8_avx512(rows, count, dimension, query, sums)
+        case .avx2: trove_scan_int8_avx2(rows, count, dimension, query, sums)
+        #else
+        case .avx512, .avx2: fatalError("unreachable: isAvailable is false off x86-64")
+        #endif
+        }
+    }
+
+    /// Σ a[i]·b[i] in Int32; wrapping arithmetic lets the compiler vectorize (|a·b| ≤ 127² · d never overflows
+    /// for d < 133 000).
+    private static func int8Dot(_ a: UnsafePointer<Int8>, _ b: UnsafePointer<Int8>, _ count: Int) -> Int32 {
+        var sum: Int32 = 0
+        for i in 0..<count { sum &+= Int32(truncatingIfNeeded: a[i]) &* Int32(truncatingIfNeeded: b[i]) }
+        return sum
+    }
+
     /// One row's score: the same bits the row gets in a full scan with a Trove kernel; with BLAS, `cblas_sdot`'s,
     /// equal to sgemv's up to rounding.
     package func dot(_ row: UnsafePointer<Float>, _ query: UnsafePointer<Float>, dimension: Int) -> Float {

@@ -88,6 +88,37 @@ struct ScanKernelTests {
         checkAgainstDouble(.blas)
     }
 
+    /// The int8 pass (`--int8`) on every tail, from an odd address, against Int32 arithmetic: integer sums are exact,
+    /// so equal. Codes span ±127 (the extremes included), as the quantizer writes them.
+    @Test("int8 kernels equal Int32 arithmetic on every tail", arguments: ScanKernel.allCases)
+    func int8(kernel: ScanKernel) {
+        guard kernel.isAvailable else {
+            return print("SKIP: this CPU lacks the \(kernel) scan kernel's instructions")
+        }
+        var rng = SplitMix64(seed: 23)
+        for d in Self.dimensions + [31, 32, 33, 63, 64, 65, 95, 96, 97] {
+            for count in 1...5 {
+                let random = { (rng: inout SplitMix64) in Int8(Int(rng.next() % 255) - 127) }
+                let codes = (0..<(count * d + 1)).map { i in i % 11 == 0 ? -127 : random(&rng) }
+                let query = (0..<d).map { j in j % 7 == 0 ? 127 : random(&rng) }
+                var sums = [Int32](repeating: 7, count: count + 1)
+                codes.withUnsafeBufferPointer { codes in
+                    query.withUnsafeBufferPointer { query in
+                        kernel.scoreInt8(
+                            rows: codes.baseAddress! + 1, count: count, dimension: d,
+                            query: query.baseAddress ?? codes.baseAddress!, into: &sums)
+                    }
+                }
+                #expect(sums[count] == 7, "\(kernel) wrote past row \(count) at d \(d)")
+                for r in 0..<count {
+                    var expected: Int32 = 0
+                    for j in 0..<d { expected += Int32(codes[1 + r * d + j]) * Int32(query[j]) }
+                    #expect(sums[r] == expected, "\(kernel) d \(d) rows \(count): row \(r)")
+                }
+            }
+        }
+    }
+
     @Test("each CPU gets the widest kernel it runs; without AVX2, OpenBLAS")
     func choice() {
         #expect(ScanKernel.choice(forCPUFlags: []) == .blas)

@@ -2,6 +2,7 @@
 #define TROVE_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// The warm vector scan's scoring: `scores[r] = Σ_j rows[r·d + j] · query[j]` for `count` contiguous row-major rows
 /// of `d` floats. Memory-bound (every row is read once, the query stays in L1), so the kernels read four rows at a
@@ -19,5 +20,15 @@ void trove_scan_avx512(const float *rows, size_t count, size_t d, const float *q
 
 /// AVX2 with FMA (8 floats per vector).
 void trove_scan_avx2(const float *rows, size_t count, size_t d, const float *query, float *scores);
+
+/// The int8 copy's approximate pass (`--int8`): `sums[r] = Σ_j rows[r·d + j] · query[j]` in exact 32-bit integers
+/// (|sum| ≤ 127² · d, which fits for d < 133 000), a quarter of the fp32 matrix's bytes per row. Integer sums are
+/// exact, so every kernel returns the same numbers whatever its order.
+
+/// AVX-512 BW (32 codes widened to 16-bit per step, `VPMADDWD`).
+void trove_scan_int8_avx512(const int8_t *rows, size_t count, size_t d, const int8_t *query, int32_t *sums);
+
+/// AVX2 (16 codes per step, `VPMADDWD`).
+void trove_scan_int8_avx2(const int8_t *rows, size_t count, size_t d, const int8_t *query, int32_t *sums);
 
 #endif
