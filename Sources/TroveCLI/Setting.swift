@@ -143,7 +143,7 @@ struct Setting: Sendable {
         variables: [
             Variable(
                 name: "TROVE_EMBED_PRECISION",
-                help: "builtin embedder's arithmetic for indexing: fp32, bf16 or auto (default)")
+                help: "builtin embedder's arithmetic for indexing: fp32, bf16, int8 or auto (default)")
         ])
     static let config = Setting(
         inFile: false,

@@ -146,10 +146,11 @@ struct Settings {
         let name = entry.origin.name(of: Setting.embedPrecision, file: file)
         if word == "auto" { return nil }
         guard let precision = EmbedPrecision(rawValue: word) else {
-            throw UsageError("\(name) '\(entry.value)' is not a precision — give fp32, bf16 or auto")
+            let words = EmbedPrecision.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError("\(name) '\(entry.value)' is not a precision — give \(words) or auto")
         }
         guard precision.isSupported else {
-            throw UsageError("\(name) \(word): this CPU lacks the instructions (AVX-512 BF16) — use fp32 or auto")
+            throw UsageError("\(name) \(word): this CPU lacks the instructions (\(precision.instructions)) — use fp32 or auto")
         }
         return precision
     }

@@ -84,7 +84,7 @@ extension TroveConfiguration {
 }
 
 /// How the flat vector cache file is brought in (a benchmark switch: `trove search --vector-load`).
-/// The built-in embedder's arithmetic for indexing batches: fp32, or bf16 where the CPU has AVX-512 BF16.
+/// The built-in embedder's arithmetic for indexing batches: fp32, bf16 (AVX-512 BF16) or int8 (AVX-512 VNNI).
 package typealias EmbedPrecision = TroveMiniLM.Precision
 package typealias VectorLoadMode = VectorCache.LoadMode
 

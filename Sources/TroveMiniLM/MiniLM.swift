@@ -220,8 +220,9 @@ import Synchronization
             // Row t of qkv is [q_t | k_t | v_t]: with a copy, one product.
             if let reduced, let packed {
                 Kernels.fillRows(qkv.pointer, rows: total, with: weights.qkvBias(layer: index), width: d3)
-                product(h.pointer, rows: total, inner: d, reduced, packed.qkv, outer: d3, into: qkv.pointer,
-                    accumulate: true, lanes: lanes)
+                product(
+                    h.pointer, rows: total, inner: d, reduced, packed.qkv, [layer.query, layer.key, layer.value],
+                    outer: d3, into: qkv.pointer, accumulate: true, lanes: lanes)
             } else if let relaid {
                 Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
                 gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
@@ -324,7 +325,8 @@ import Synchronization
     ) {
         if let reduced = packed.0, let matrix = packed.1 {
             product(
-                x, rows: rows, inner: inner, reduced, matrix, outer: outer, into: out, accumulate: false, lanes: lanes)
+                x, rows: rows, inner: inner, reduced, matrix, [file], outer: outer, into: out, accumulate: false,
+                lanes: lanes)
         } else if let copy {
             gemm(x, rows: rows, inner: inner, copy.weight, outer: outer, into: out, beta: 0, lanes: lanes)
         } else {
@@ -355,28 +357,57 @@ import Synchronization
     }
 
     /// `out = x · Wᵀ` (`+=` with `accumulate`) in reduced precision: x converted once (on this thread), then each
-    /// lane multiplies its own whole panels of the packed W. Rows of `out` are `outer` apart.
+    /// lane multiplies its own whole panels of the packed W. Rows of `out` are `outer` apart. `file` is W as the
+    /// model file holds it, its matrices' rows one after another (Q, K, V): int8 reads its outlier columns there.
     private func product(
-        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ matrix: UnsafeRawPointer, outer: Int,
-        into out: UnsafeMutablePointer<Float>, accumulate: Bool, lanes: Int
+        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ matrix: UnsafeRawPointer,
+        _ file: [Dense], outer: Int, into out: UnsafeMutablePointer<Float>, accumulate: Bool, lanes: Int
     ) {
         switch reduced.precision {
         case .fp32: preconditionFailure("fp32 products run through OpenBLAS")
         case .bf16:
             let a = reduced.scratch.assumingMemoryBound(to: UInt16.self)
             trove_bf16_rows(Int32(rows), Int32(inner), x, Int32(inner), a)
-            let width = Int(TROVE_BF16_PANEL)
-            let share = ((outer + width - 1) / width + lanes - 1) / lanes
-            let panelValues = trove_bf16_packed_count(Int32(width), Int32(inner))
-            split(lanes) { lane in
-                let first = lane * share * width
-                let count = min(share * width, outer - first)
-                guard count > 0 else { return }
+            let panelValues = trove_bf16_packed_count(TROVE_BF16_PANEL, Int32(inner))
+            splitPanels(outer: outer, width: Int(TROVE_BF16_PANEL), lanes: lanes) { first, count, panel in
                 trove_bf16_gemm(
                     Int32(rows), Int32(count), Int32(inner), a,
-                    matrix.assumingMemoryBound(to: UInt16.self) + lane * share * panelValues, accumulate ? 1 : 0,
+                    matrix.assumingMemoryBound(to: UInt16.self) + panel * panelValues, accumulate ? 1 : 0,
                     out + first, Int32(outer))
             }
+        case .int8:
+            let count = min(Int(TROVE_INT8_OUTLIERS), inner)
+            let columns = reduced.columns
+            trove_int8_outliers(Int32(rows), Int32(inner), x, Int32(inner), Int32(count), columns)
+            let part = outer / file.count
+            for (index, dense) in file.enumerated() {
+                trove_int8_gather(
+                    Int32(part), dense.weight, Int32(inner), Int32(count), columns,
+                    reduced.outlierWeights + index * part, Int32(outer))
+            }
+            let a = reduced.scratch.assumingMemoryBound(to: UInt8.self)
+            trove_int8_rows(
+                Int32(rows), Int32(inner), x, Int32(inner), Int32(count), columns, a, reduced.rowScales,
+                reduced.rowOffsets, reduced.kept)
+            let panelBytes = trove_int8_packed_bytes(TROVE_INT8_PANEL, Int32(inner))
+            splitPanels(outer: outer, width: Int(TROVE_INT8_PANEL), lanes: lanes) { first, columns, panel in
+                trove_int8_gemm(
+                    Int32(rows), Int32(columns), Int32(inner), a, reduced.rowScales, reduced.rowOffsets, Int32(count),
+                    reduced.kept, reduced.outlierWeights + first, Int32(outer), matrix + panel * panelBytes,
+                    accumulate ? 1 : 0, out + first, Int32(outer))
+            }
+        }
+    }
+
+    /// Runs `body(first, count, panel)` for each lane's share of the whole `width`-column panels of an `outer`-column
+    /// product: its first column, its number of columns and its first panel.
+    private func splitPanels(outer: Int, width: Int, lanes: Int, _ body: (Int, Int, Int) -> Void) {
+        let share = ((outer + width - 1) / width + lanes - 1) / lanes
+        split(lanes) { lane in
+            let first = lane * share * width
+            let count = min(share * width, outer - first)
+            guard count > 0 else { return }
+            body(first, count, lane * share)
         }
     }
 
@@ -430,23 +461,39 @@ private struct LanesBody: @unchecked Sendable {
     let run: (Int) -> Void
 }
 
-/// A forward pass's reduced-precision state: the packed weights and room for one product's converted rows.
+/// A forward pass's reduced-precision state: the packed weights and room for one product's converted rows (and,
+/// for int8, their scales, offsets and outliers).
 private struct Reduced: @unchecked Sendable {
-    // @unchecked: `scratch` is written on the calling thread before a product's lanes start, then only read.
+    // @unchecked: the buffers are written on the calling thread before a product's lanes start, then only read.
     let weights: ReducedWeights
     let precision: Precision
     let scratch: UnsafeMutableRawPointer
+    /// int8: each row's scale and offset, its outlier values (`TROVE_INT8_OUTLIERS` a row), the outlier columns
+    /// and W's values in those columns (a row of up to 1536 per outlier).
+    let rowScales, rowOffsets, kept, outlierWeights: UnsafeMutablePointer<Float>
+    let columns: UnsafeMutablePointer<Int32>
 
     /// Room for the largest product's rows of a batch of `total` tokens: all of them × 384, or a feed-forward block
-    /// × 1536 (bf16: two bytes each).
+    /// × 1536 (bf16: two bytes each; int8: one).
     init(_ weights: ReducedWeights, _ precision: Precision, total: Int) {
         self.weights = weights
         self.precision = precision
         let values = max(total * MiniLM.dimension, MiniLM.feedForwardRows * MiniLM.intermediate)
         scratch = .allocate(byteCount: 2 * values, alignment: 64)
+        let rows = max(total, MiniLM.feedForwardRows)
+        let outliers = Int(TROVE_INT8_OUTLIERS)
+        rowScales = .allocate(capacity: rows)
+        rowOffsets = .allocate(capacity: rows)
+        kept = .allocate(capacity: rows * outliers)
+        outlierWeights = .allocate(capacity: outliers * max(MiniLM.intermediate, 3 * MiniLM.dimension))
+        columns = .allocate(capacity: outliers)
     }
 
-    func free() { scratch.deallocate() }
+    func free() {
+        scratch.deallocate()
+        [rowScales, rowOffsets, kept, outlierWeights].forEach { $0.deallocate() }
+        columns.deallocate()
+    }
 }
 
 /// Scratch memory of one forward pass.

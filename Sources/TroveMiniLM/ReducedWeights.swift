@@ -4,8 +4,9 @@ import CTroveGEMM
 /// matrices and kept in a cache file beside the model under the same rules as the fp32 copy (`WeightsCache`: keyed
 /// by the model file, checksummed, rebuilt when it does not check out, in memory where the folder is read-only).
 ///
-/// bf16: 10.6 M values, 21 MB, half the fp32 copy. A process that indexes in bf16 maps that file instead of the
-/// fp32 copy (a query reads the model file's own matrices either way).
+/// bf16: 10.6 M values, 21 MB, half the fp32 copy; int8: 10.8 MB with the column scales and sums. A process that
+/// indexes in reduced precision maps that file instead of the fp32 copy (a query reads the model file's own matrices
+/// either way, and int8 reads the few columns that meet its outliers there too).
 struct ReducedWeights: @unchecked Sendable {
     // @unchecked: read-only pointers into `storage`, which this value retains.
 
@@ -31,6 +32,7 @@ struct ReducedWeights: @unchecked Sendable {
         switch precision {
         case .fp32: 4 * n * k
         case .bf16: 2 * trove_bf16_packed_count(Int32(n), Int32(k))
+        case .int8: trove_int8_packed_bytes(Int32(n), Int32(k))
         }
     }
 
@@ -69,7 +71,8 @@ struct ReducedWeights: @unchecked Sendable {
     static func pack(_ precision: Precision, _ layers: [Weights.Layer], into base: UnsafeMutableRawPointer) {
         let d = MiniLM.dimension
         // Q, K and V pack one after another as if one 1152-column matrix: each fills whole panels.
-        precondition(d % Int(TROVE_BF16_PANEL) == 0, "Q, K and V must each fill whole panels")
+        precondition(
+            d % Int(TROVE_BF16_PANEL) == 0 && d % Int(TROVE_INT8_PANEL) == 0, "Q, K and V must each fill whole panels")
         var offset = 0
         for layer in layers {
             let matrices: [(Dense, n: Int, k: Int)] = [
@@ -83,6 +86,7 @@ struct ReducedWeights: @unchecked Sendable {
                 case .bf16:
                     let values = out.assumingMemoryBound(to: UInt16.self)
                     trove_bf16_pack(Int32(n), Int32(k), dense.weight, Int32(k), values)
+                case .int8: trove_int8_pack(Int32(n), Int32(k), dense.weight, Int32(k), out)
                 }
                 offset += bytes(precision, n: n, k: k)
             }

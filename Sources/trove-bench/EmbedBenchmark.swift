@@ -150,12 +150,12 @@ enum EmbedBenchmark {
         }
     }
 
-    /// `--precision`'s list: each of fp32, bf16 or auto (this CPU's default), which this CPU must run.
+    /// `--precision`'s list: each of fp32, bf16, int8 or auto (this CPU's default), which this CPU must run.
     static func parsePrecisions(_ list: String) throws -> [Precision] {
         try list.split(separator: ",").map { word in
             let word = word.trimmingCharacters(in: .whitespaces)
             guard let precision = word == "auto" ? Precision.automatic : Precision(rawValue: word) else {
-                throw UsageError("--precision \(word): give fp32, bf16 or auto, e.g. --precision fp32,bf16")
+                throw UsageError("--precision \(word): give fp32, bf16, int8 or auto, e.g. --precision fp32,bf16")
             }
             guard precision.isSupported else {
                 throw UsageError("--precision \(word): this CPU lacks the instructions — use fp32")

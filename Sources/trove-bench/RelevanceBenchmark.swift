@@ -28,10 +28,9 @@ enum RelevanceBenchmark {
     static let indexes = Option(
         "--indexes", value: "DIR", .folder, help: "where --suite keeps one index per set", default: "Indexes")
     static let precision = Option(
-        "--precision", value: "P", .choice([
-            Option.Choice("fp32", "fp32 products"), Option.Choice("bf16", "bf16 products (AVX-512 BF16)"),
-            Option.Choice("auto", "this CPU's default"),
-        ]),
+        "--precision", value: "P", .choice(
+            Precision.allCases.map { Option.Choice($0.rawValue, "\($0.rawValue) products (\($0.instructions))") }
+                + [Option.Choice("auto", "this CPU's default")]),
         help: "with --suite: the built-in embedder's products when indexing (give each its own --indexes)",
         default: "auto")
     static let sweep = Option(

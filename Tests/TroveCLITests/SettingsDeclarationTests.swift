@@ -71,7 +71,9 @@ struct SettingsDeclarationTests {
             ["embed", "--provider", "builtin", "hi"], index: "/nowhere/i.sqlite",
             environment: ["TROVE_EMBED_PRECISION": "fp8"])
         #expect(run.status == 64)
-        #expect(run.error.hasPrefix("Error: TROVE_EMBED_PRECISION 'fp8' is not a precision — give fp32, bf16 or auto\n"))
+        #expect(
+            run.error.hasPrefix(
+                "Error: TROVE_EMBED_PRECISION 'fp8' is not a precision — give fp32, bf16, int8 or auto\n"))
     }
 
     @Test("trove index --precision beats TROVE_EMBED_PRECISION; auto is the CPU's choice; another word is exit 64")

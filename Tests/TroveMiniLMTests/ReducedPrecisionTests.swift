@@ -16,19 +16,29 @@ struct ReducedPrecisionTests {
         #expect(Precision.fp32.isSupported)
     }
 
+    /// The bounds: per-chunk cosine to fp32 of at least 0.999 for bf16 and 0.995 for int8.
+    static let bounds: [Precision: Double] = [.bf16: 0.999, .int8: 0.995]
+
     @Test(
-        "bf16: every one of 200 cranfield chunks within cosine 0.999 of fp32's",
-        .enabled(if: CPU.hasAVX512BF16, "this CPU has no AVX-512 BF16"))
-    func bf16Chunks() throws {
+        "every one of 200 cranfield chunks within the precision's cosine bound of fp32's",
+        arguments: [Precision.bf16, .int8])
+    func chunks(_ precision: Precision) throws {
+        guard precision.isSupported else {
+            print("SKIP \(precision.rawValue) chunks: this CPU has no \(precision.instructions)")
+            return
+        }
         let model = try #require(InstalledModel.model)
         let (texts, expected) = try CranfieldFixture.load()
-        let vectors = model.embed(texts, threads: 2, precision: .bf16)
+        let vectors = model.embed(texts, threads: 2, precision: precision)
         let cosines = zip(vectors, expected).map { cosine($0, $1) }
         let worst = cosines.min() ?? 0
         let mean = cosines.reduce(0, +) / Double(cosines.count)
-        #expect(worst >= 0.999, "lowest cosine \(worst), mean \(mean)")
+        let bound = try #require(Self.bounds[precision])
+        #expect(worst >= bound, "\(precision.rawValue): lowest cosine \(worst), mean \(mean)")
+        print("\(precision.rawValue) cosine to fp32 on 200 chunks: min \(worst), mean \(mean)")
         // Not fp32 in disguise: the products did change.
-        #expect(cosines.contains { $0 < 0.999_999 }, "bf16 vectors equal fp32's: the bf16 products did not run")
+        #expect(
+            cosines.contains { $0 < 0.999_999 }, "\(precision.rawValue) vectors equal fp32's: its products did not run")
     }
 
     @Test(

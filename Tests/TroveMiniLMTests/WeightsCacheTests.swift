@@ -153,41 +153,54 @@ struct WeightsCacheTests {
     }
 }
 
-/// The packed bf16 copy's cache file follows the fp32 copy's rules: written once, then mapped; rebuilt when damaged
-/// or stale; in memory where the folder cannot be written.
+/// The packed bf16 and int8 copies' cache files follow the fp32 copy's rules: written once, then mapped; rebuilt
+/// when damaged or stale; in memory where the folder cannot be written. A precision this CPU lacks is a printed SKIP.
 @Suite(
-    "bf16 weights cache beside the model", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason),
-    .enabled(if: CPU.hasAVX512BF16, "this CPU has no AVX-512 BF16"), .offCooperativePool)
+    "reduced-precision weights caches beside the model",
+    .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason), .offCooperativePool)
 struct ReducedWeightsCacheTests {
-    static let key = ReducedWeights.key(.bf16, source: FileIdentity())
+    static let precisions: [Precision] = [.bf16, .int8]
     static let texts = [String(repeating: "the boundary layer of a swept wing ", count: 12), "rotate the api key"]
 
-    static func path(_ folder: TemporaryDirectory) -> String {
-        WeightsCache.path(folder: folder.path, kernel: key.kernel)
+    static func path(_ folder: TemporaryDirectory, _ precision: Precision) -> String {
+        WeightsCache.path(folder: folder.path, kernel: ReducedWeights.key(precision, source: FileIdentity()).kernel)
     }
 
-    @Test("the first bf16 batch writes a 0600 file of 21 MB beside the model; later loads map it")
-    func writtenThenMapped() throws {
-        let folder = try linkedModelFolder()
-        let first = try MiniLM(folder: folder.path)
-        #expect(first.weightsLoad(.bf16) == .rebuilt)
-        let attributes = try FileManager.default.attributesOfItem(atPath: Self.path(folder))
-        #expect(attributes[.posixPermissions] as? Int == 0o600)
-        #expect(attributes[.size] as? Int == WeightsCache.headerSize + 2 * 10_616_832)
-        let second = try MiniLM(folder: folder.path)
-        #expect(second.weightsLoad(.bf16) == .mapped)
-        let expected = first.embed(Self.texts, threads: 1, precision: .bf16)
-        #expect(second.embed(Self.texts, threads: 1, precision: .bf16) == expected)
+    /// Whether this CPU runs `precision`; prints the skip when not.
+    static func runs(_ precision: Precision, _ test: String) -> Bool {
+        if !precision.isSupported {
+            print("SKIP \(test) (\(precision.rawValue)): this CPU has no \(precision.instructions)")
+        }
+        return precision.isSupported
     }
 
     @Test(
-        "a damaged bf16 cache is never used: it is rebuilt and the vectors stay right",
-        arguments: WeightsCacheTests.Damage.allCases)
-    func damagedIsRebuilt(_ kind: WeightsCacheTests.Damage) throws {
+        "the first batch writes a 0600 file beside the model (bf16 21.2 MB, int8 10.8 MB); later loads map it",
+        arguments: precisions)
+    func writtenThenMapped(_ precision: Precision) throws {
+        guard Self.runs(precision, "writtenThenMapped") else { return }
+        let folder = try linkedModelFolder()
+        let first = try MiniLM(folder: folder.path)
+        #expect(first.weightsLoad(precision) == .rebuilt)
+        let attributes = try FileManager.default.attributesOfItem(atPath: Self.path(folder, precision))
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        let payload = [Precision.bf16: 2 * 10_616_832, .int8: 10_782_720][precision]
+        #expect(attributes[.size] as? Int == WeightsCache.headerSize + payload!)
+        let second = try MiniLM(folder: folder.path)
+        #expect(second.weightsLoad(precision) == .mapped)
+        let expected = first.embed(Self.texts, threads: 1, precision: precision)
+        #expect(second.embed(Self.texts, threads: 1, precision: precision) == expected)
+    }
+
+    @Test(
+        "a damaged cache is never used: it is rebuilt and the vectors stay right",
+        arguments: precisions, WeightsCacheTests.Damage.allCases)
+    func damagedIsRebuilt(_ precision: Precision, _ kind: WeightsCacheTests.Damage) throws {
+        guard Self.runs(precision, "damagedIsRebuilt") else { return }
         let folder = try linkedModelFolder()
         let reference = try MiniLM(folder: folder.path)
-        let expected = reference.embed(Self.texts, threads: 1, precision: .bf16)
-        let path = Self.path(folder)
+        let expected = reference.embed(Self.texts, threads: 1, precision: precision)
+        let path = Self.path(folder, precision)
         switch kind {
         case .payloadByte: try damage(path, at: WeightsCache.headerSize + 4 * 1_000_003)
         case .lastByte: try damage(path, at: -1)
@@ -204,28 +217,30 @@ struct ReducedWeightsCacheTests {
         case .empty: #expect(truncate(path, 0) == 0)
         }
         let reloaded = try MiniLM(folder: folder.path)
-        #expect(reloaded.weightsLoad(.bf16) == .rebuilt)
-        #expect(reloaded.embed(Self.texts, threads: 1, precision: .bf16) == expected)
-        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .mapped)
+        #expect(reloaded.weightsLoad(precision) == .rebuilt)
+        #expect(reloaded.embed(Self.texts, threads: 1, precision: precision) == expected)
+        #expect(try MiniLM(folder: folder.path).weightsLoad(precision) == .mapped)
     }
 
-    @Test("a model file changed since the bf16 cache was built makes it stale: rebuilt")
-    func staleAfterTheModelChanges() throws {
+    @Test("a model file changed since the cache was built makes it stale: rebuilt", arguments: precisions)
+    func staleAfterTheModelChanges(_ precision: Precision) throws {
+        guard Self.runs(precision, "staleAfterTheModelChanges") else { return }
         let folder = try linkedModelFolder(copySafetensors: true)
-        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .rebuilt)
-        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .mapped)
+        #expect(try MiniLM(folder: folder.path).weightsLoad(precision) == .rebuilt)
+        #expect(try MiniLM(folder: folder.path).weightsLoad(precision) == .mapped)
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: folder.path + "/model.safetensors")
-        #expect(try MiniLM(folder: folder.path).weightsLoad(.bf16) == .rebuilt)
+        #expect(try MiniLM(folder: folder.path).weightsLoad(precision) == .rebuilt)
     }
 
-    @Test("where the bf16 cache cannot be written, the weights are packed in memory")
-    func unwritable() throws {
+    @Test("where the cache cannot be written, the weights are packed in memory", arguments: precisions)
+    func unwritable(_ precision: Precision) throws {
+        guard Self.runs(precision, "unwritable") else { return }
         let folder = try linkedModelFolder()
-        try FileManager.default.createDirectory(atPath: Self.path(folder), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: Self.path(folder, precision), withIntermediateDirectories: false)
         let model = try MiniLM(folder: folder.path)
-        #expect(model.weightsLoad(.bf16) == .inMemory)
-        #expect(model.embed(Self.texts, threads: 1, precision: .bf16)[0].count == 384)
+        #expect(model.weightsLoad(precision) == .inMemory)
+        #expect(model.embed(Self.texts, threads: 1, precision: precision)[0].count == 384)
     }
 }
 
