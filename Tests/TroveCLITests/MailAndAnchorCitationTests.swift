@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import TroveKit
 import TroveTestSupport
+import TroveTestTraits
 
 @testable import TroveCLI
 
 /// A big mailbox indexed whole, and hits in a web page that link to their section, through the built `trove` worker.
 @Suite(
-    "A 10,000-message mbox is indexed; an HTML hit's uri names its heading's id",
+    "A 10,000-message mbox is indexed; an HTML hit's uri names its heading's id", .offCooperativePool,
     .enabled(if: FileManager.default.isExecutableFile(atPath: builtProduct("trove")), "needs the built trove"))
 struct MailAndAnchorCitationTests {
     @Test("every message of a generated 10,000-message mbox is indexed with its msg locator, no warning")
