@@ -48,6 +48,15 @@ struct TokenLimitTests {
         #expect(cut.count > 1 && cut.allSatisfy { TokenEstimate.count($0.text) <= 100 })
     }
 
+    @Test("leading whitespace stays with the first word, so no piece is blank (a fuzz finding)")
+    func leadingWhitespace() {
+        let text = "\u{0B}Para" + String(repeating: "\u{FFFD}", count: 43) + " one."
+        let chunks = Chunker(configuration: ChunkerConfiguration(maxTokens: 8, overlap: 0)).chunks(
+            of: text, kind: .restructuredText)
+        checkInvariants(chunks, of: text, maxTokens: 8)
+        #expect(chunks.count > 1 && chunks.first?.text.hasPrefix("\u{0B}Para") == true)
+    }
+
     @Test("the heading line and the model's prefix are counted against the context")
     func headingAndPrefix() {
         let limit = words(context: 20, markers: 2, prefix: "search document: ")

@@ -122,14 +122,16 @@ extension Chunker.Document {
         var segments: [Substring] = []
         var start = text.startIndex
         var previousIsSpace = false
+        var sawWord = false
         var index = text.startIndex
         while index < text.endIndex {
             let isSpace = text[index].isWhitespace
-            if previousIsSpace && !isSpace && index > start {
+            if previousIsSpace && !isSpace && sawWord {
                 segments.append(text[start..<index])
                 start = index
             }
             previousIsSpace = isSpace
+            sawWord = sawWord || !isSpace
             index = text.index(after: index)
         }
         if start < text.endIndex { segments.append(text[start..<text.endIndex]) }
