@@ -61,18 +61,25 @@ sources() {
     esac
 }
 
-# TroveStore links Trove's FTS5 extensions in C (Sources/CTroveFTS): built once, instrumented the same way, with
-# the module map SwiftPM would generate for it.
-ctrove() {
-    local dir="$out/CTroveFTS"
+# A C target of ours (Sources/NAME: its .c files, its headers in include/): built once, instrumented the same way,
+# with the module map SwiftPM would generate for it. TroveStore links CTroveFTS (the FTS5 extensions), TroveSearch
+# CTroveScan (the scan kernels).
+cmodule() {
+    local name="$1" dir="$out/$1" objects=() source object
     mkdir -p "$dir"
-    if [ ! -f "$dir/trove_fts.o" ] || [ Sources/CTroveFTS/trove_fts.c -nt "$dir/trove_fts.o" ]; then
-        clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CTroveFTS/include -c Sources/CTroveFTS/trove_fts.c \
-            -o "$dir/trove_fts.o"
-    fi
-    printf 'module CTroveFTS {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CTroveFTS/include/trove_fts.h" \
-        >"$dir/module.modulemap"
-    echo "-I $dir $dir/trove_fts.o -lm"
+    for source in Sources/"$name"/*.c; do
+        object="$dir/$(basename "${source%.c}").o"
+        if [ ! -f "$object" ] || [ -n "$(find "$source" Sources/"$name"/include -newer "$object" 2>/dev/null)" ]; then
+            clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/"$name"/include -c "$source" -o "$object"
+        fi
+        objects+=("$object")
+    done
+    {
+        printf 'module %s {\n' "$name"
+        for header in "$PWD"/Sources/"$name"/include/*.h; do printf '    header "%s"\n' "$header"; done
+        printf '    export *\n}\n'
+    } >"$dir/module.modulemap"
+    echo "-I $dir ${objects[*]} -lm"
 }
 
 # TroveStore's PostgreSQL half imports libpq through Sources/CPostgres (its header path from pkg-config).
@@ -96,12 +103,13 @@ module() {
     shift
     local files=("$@")
     [ ${#files[@]} -gt 0 ] || mapfile -t files < <(find "Sources/$name" -name '*.swift' | sort)
-    # CTroveFTS's module map (ctrove) is where TroveStore finds it; the folder may still be empty.
-    mkdir -p "$dir" "$out/CTroveFTS"
+    # Our C targets' module maps (cmodule) are where TroveStore and TroveSearch find them; a folder may still be empty.
+    mkdir -p "$dir" "$out/CTroveFTS" "$out/CTroveScan"
     if [ ! -f "$dir/$name.o" ] || [ -n "$(find "${files[@]}" -newer "$dir/$name.o" 2>/dev/null)" ]; then
         rm -f "$dir/$name.o"
         swiftc -O -g -parse-as-library -sanitize=fuzzer,address -package-name Trove -module-name "$name" -wmo \
-            -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I "$out/CTroveFTS" -I Sources/CSQLite \
+            -emit-module -emit-module-path "$dir/$name.swiftmodule" -I "$dir" -I "$out/CTroveFTS" -I "$out/CTroveScan" \
+            -I Sources/CSQLite \
             $(pq_flags) $(system_flags) -c "${files[@]}" -o "$dir/$name.o" 2>&1 | grep -v "ld.gold: warning" >&2 || true
         [ -f "$dir/$name.o" ] || { echo "cannot build module $name for fuzzing" >&2; exit 1; }
     fi
@@ -112,8 +120,9 @@ module() {
 modules() {
     case "$1" in
         serve)
-            local fts
-            fts=$(ctrove)
+            local fts scan
+            fts=$(cmodule CTroveFTS)
+            scan=$(cmodule CTroveScan)
             local objects=(
                 "$(module TroveBLAS)" "$(module TroveSearch)" "$(module TroveIngest)"
                 "$(module TroveStore)"
@@ -122,7 +131,7 @@ modules() {
                     Sources/TroveKit/Search/{SearchMode,FusionMethod,SearchHit,SearchFilter}.swift)"
                 "$(module TroveOutput Sources/TroveOutput/OutputStyle.swift)"
             )
-            echo "${objects[*]} $fts"
+            echo "${objects[*]} $fts $scan"
             ;;
     esac
 }
@@ -135,13 +144,13 @@ for target in "${targets[@]}"; do
     files=$(sources "$target")
     binary="$out/$target"
     # Rebuilt only when a source or the harness is newer than the binary.
-    if [ ! -x "$binary" ] || [ -n "$(find $files Sources/CTroveFTS "$out/modules" "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
+    if [ ! -x "$binary" ] || [ -n "$(find $files Sources/CTroveFTS Sources/CTroveScan "$out/modules" "Fuzz/$target/Harness.swift" -newer "$binary" 2>/dev/null)" ]; then
         echo "building $target" >&2
         rm -f "$binary"  # a failed build must fail the run, not leave an old binary to fuzz
         # Every target's sources may use the ground floor, TroveSystem (it imports nothing of ours).
         extra="-I $out/modules $(module TroveSystem)"
         case "$target" in
-            fts5 | vectors-header) extra="$extra $(ctrove)" ;;
+            fts5 | vectors-header) extra="$extra $(cmodule CTroveFTS)" ;;
             serve | serve-reply) extra="$extra $(modules serve)" ;;
             pdftext) extra="$extra $(module TroveIngest)" ;;
             zip | ooxml | odf | epub | html | mime | ipynb) extra="$extra $(module TroveIngest)" ;;

@@ -36,13 +36,13 @@ struct BrowserTests {
         rig.web.progress.record(.indexing(.progress(filesDone: 2, filesTotal: 5, chunksEmbedded: 0)))
         // A session made by `trove chat` itself, for the page to resume.
         let chat = try await run(
-            troveExecutable,
+            troveExecutable.path,
             ["chat", "--session", "from-cli", "--index", rig.indexPath, "--ollama", rig.ollama.baseURL.absoluteString],
             input: "how do I connect through the bastion host with ssh?\n")
         #expect(chat.status == 0, "\(chat.error)")
         // And one whose source is a PDF's page, stored as `[1] …/mime-spec.pdf p.N (lines a–b)`.
         let paged = try await run(
-            troveExecutable,
+            troveExecutable.path,
             ["chat", "--session", "pdf-cli", "--index", rig.indexPath, "--ollama", rig.ollama.baseURL.absoluteString],
             input: "what does the shared MIME info database say about glob patterns?\n")
         #expect(paged.status == 0, "\(paged.error)")

@@ -4,14 +4,6 @@ import TroveSystem
 import TroveTestSupport
 import TroveTestTraits
 
-/// `trove` sits beside the test bundle in the build folder.
-let troveExecutable: String = {
-    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-        "trove")
-    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
-    return repositoryRoot + "/.build/debug/trove"
-}()
-
 @Suite("trove web as a process", .offCooperativePool, .serialized)
 struct WebCommandTests {
     @Test("ready within a second: it prints the URL with a fresh token, serves the page, and Ctrl-C stops it")
@@ -19,7 +11,7 @@ struct WebCommandTests {
         let rig = try await WebRig()
         for round in 0..<2 {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: troveExecutable)
+            process.executableURL = troveExecutable
             process.arguments = ["web", "--index", rig.indexPath, "--ollama", rig.ollama.baseURL.absoluteString]
             let output = Pipe()
             process.standardOutput = output
@@ -42,7 +34,7 @@ struct WebCommandTests {
     @Test("an address other machines reach needs --allow-remote, IPv4 or IPv6", arguments: ["0.0.0.0", "::", "[::]"])
     func remote(host: String) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: troveExecutable)
+        process.executableURL = troveExecutable
         process.arguments = ["web", "--host", host, "--index", "/nonexistent/i.sqlite"]
         let error = Pipe()
         process.standardError = error
@@ -58,7 +50,7 @@ struct WebCommandTests {
     /// Starts `trove web` with `arguments` over `rig`'s index; its process, port and token once it printed the URL.
     static func start(_ rig: WebRig, _ arguments: [String]) throws -> (process: Process, port: UInt16, token: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: troveExecutable)
+        process.executableURL = troveExecutable
         process.arguments =
             ["web", "--index", rig.indexPath, "--ollama", rig.ollama.baseURL.absoluteString] + arguments
         let output = Pipe()

@@ -47,7 +47,7 @@ final class WebRig: Sendable {
         var configuration = TroveConfiguration(
             location: IndexLocation(indexPath), ollama: OllamaClient(baseURL: ollama.baseURL),
             modelFolder: "/nonexistent")
-        configuration.extractionWorker = [troveExecutable, "extract-worker"]
+        configuration.extractionWorker = [troveExecutable.path, "extract-worker"]
         configuration.chatServer = chatServer.map { OpenAIClient(baseURL: $0, apiKey: nil) }
         let index = try TroveIndex(creating: configuration, embedder: EmbedderChoice(provider: .ollama))
         for try await _ in try await index.index(IndexOptions(roots: [notes])) {}
