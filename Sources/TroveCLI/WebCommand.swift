@@ -60,7 +60,7 @@ struct WebCommand: Command {
         if host == "localhost" { host = "127.0.0.1" }
         // As a URL writes it: [::1] is ::1.
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if !WebServer.isLoopback(host), !allowRemote {
+        if !Listener.isLoopback(host), !allowRemote {
             throw UsageError(
                 "--host \(host) lets other machines reach the index — add --allow-remote if that is what you want")
         }
@@ -75,7 +75,7 @@ struct WebCommand: Command {
         web.version = Launcher.version
         let server = try WebServer(web) { console.log($0) }
         defer { server.stop() }
-        if !WebServer.isLoopback(host) {
+        if !Listener.isLoopback(host) {
             console.log("warning: listening on \(host): anyone who can reach it and has the token can read the index")
         }
         console.print(server.url)

@@ -14,7 +14,7 @@ struct Access: Sendable {
     init(token: String, address: String, port: UInt16) {
         self.token = token
         var names = [Listener.hostName(address)]
-        if WebServer.isLoopback(address) { names.append("localhost") }
+        if Listener.isLoopback(address) { names.append("localhost") }
         hosts = Set(names.map { "\($0):\(port)".lowercased() })
     }
 

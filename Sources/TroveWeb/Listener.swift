@@ -4,7 +4,7 @@ import TroveSystem
 
 /// The listening socket `trove web` hands to libmicrohttpd: bound here, so a busy port or a bad address is a
 /// sentence a user can act on, and the port the kernel chose for 0 can be read back.
-struct Listener {
+package struct Listener {
     let descriptor: Int32
     let port: UInt16
 
@@ -64,6 +64,9 @@ struct Listener {
 
     /// `address` as a URL or Host header names it: an IPv6 address in brackets (`[::1]`).
     static func hostName(_ address: String) -> String { address.contains(":") ? "[\(address)]" : address }
+
+    /// Whether `address` reaches this machine only (127.0.0.0/8, ::1): any other needs `--allow-remote`.
+    package static func isLoopback(_ address: String) -> Bool { address.hasPrefix("127.") || address == "::1" }
 }
 
 /// Why `trove web` cannot start or a request cannot be served.

@@ -57,9 +57,6 @@ package final class WebServer: Sendable {
     /// The page's address with the token, as printed: the token rides in the fragment, which a browser never sends.
     package var url: String { "http://\(Listener.hostName(settings.address)):\(port)/#token=\(token)" }
 
-    /// Whether `address` reaches this machine only (127.0.0.0/8, ::1): any other needs `--allow-remote`.
-    package static func isLoopback(_ address: String) -> Bool { address.hasPrefix("127.") || address == "::1" }
-
     /// Loads the vectors (and a built-in model) before the first search, when there is an index.
     package func warmUp() async { await tools.warmUp() }
 

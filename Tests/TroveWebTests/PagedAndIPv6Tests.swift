@@ -48,7 +48,7 @@ struct PagedAndIPv6Tests {
         #expect(other.status == 403)
         #expect(other.body.contains("open the URL that trove web printed ([::1]:\(rig.web.port))"))
         #expect(try rig.send("GET", "/api/status", headers: ["Host": "::1:\(rig.web.port)"]).status == 403)
-        #expect(WebServer.isLoopback("::1") && WebServer.isLoopback("127.0.0.1"))
-        #expect(!WebServer.isLoopback("::") && !WebServer.isLoopback("0.0.0.0") && !WebServer.isLoopback("fe80::1"))
+        #expect(Listener.isLoopback("::1") && Listener.isLoopback("127.0.0.1"))
+        #expect(!Listener.isLoopback("::") && !Listener.isLoopback("0.0.0.0") && !Listener.isLoopback("fe80::1"))
     }
 }
