@@ -97,6 +97,25 @@ struct WeightsCacheTests {
         case extended = "a byte appended"
         case empty = "an empty file"
         var testDescription: String { rawValue }
+
+        /// Damages the cache file at `path` this way (the fp32 cache and the reduced ones share the header).
+        func inflict(on path: String) throws {
+            switch self {
+            case .payloadByte: try damage(path, at: WeightsCache.headerSize + 4 * 1_000_003)
+            case .lastByte: try damage(path, at: -1)
+            case .magic: try damage(path, at: 0)
+            case .kernel: try damage(path, at: 16)
+            case .layoutVersion: try damage(path, at: 8)
+            case .recordedSize: try damage(path, at: 8 * 16)
+            case .truncated: #expect(truncate(path, off_t(WeightsCache.headerSize + 1000)) == 0)
+            case .extended:
+                let handle = try #require(FileHandle(forUpdatingAtPath: path))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data([0]))
+                try handle.close()
+            case .empty: #expect(truncate(path, 0) == 0)
+            }
+        }
     }
 
     @Test("a damaged cache is never used: it is rebuilt and the vectors stay right", arguments: Damage.allCases)
@@ -104,21 +123,7 @@ struct WeightsCacheTests {
         let folder = try linkedModelFolder(cache: true)
         let reference = try #require(InstalledModel.model)
         let path = cachePath(folder)
-        switch kind {
-        case .payloadByte: try damage(path, at: WeightsCache.headerSize + 4 * 1_000_003)
-        case .lastByte: try damage(path, at: -1)
-        case .magic: try damage(path, at: 0)
-        case .kernel: try damage(path, at: 16)
-        case .layoutVersion: try damage(path, at: 8)
-        case .recordedSize: try damage(path, at: 8 * 16)
-        case .truncated: #expect(truncate(path, off_t(WeightsCache.headerSize + 1000)) == 0)
-        case .extended:
-            let handle = try #require(FileHandle(forUpdatingAtPath: path))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data([0]))
-            try handle.close()
-        case .empty: #expect(truncate(path, 0) == 0)
-        }
+        try kind.inflict(on: path)
         let reloaded = try MiniLM(folder: folder.path)
         #expect(reloaded.weightsLoad == .rebuilt)
         let text = ["rotate the api key"]
@@ -201,21 +206,7 @@ struct ReducedWeightsCacheTests {
         let reference = try MiniLM(folder: folder.path)
         let expected = reference.embed(Self.texts, threads: 1, precision: precision)
         let path = Self.path(folder, precision)
-        switch kind {
-        case .payloadByte: try damage(path, at: WeightsCache.headerSize + 4 * 1_000_003)
-        case .lastByte: try damage(path, at: -1)
-        case .magic: try damage(path, at: 0)
-        case .kernel: try damage(path, at: 16)
-        case .layoutVersion: try damage(path, at: 8)
-        case .recordedSize: try damage(path, at: 8 * 16)
-        case .truncated: #expect(truncate(path, off_t(WeightsCache.headerSize + 1000)) == 0)
-        case .extended:
-            let handle = try #require(FileHandle(forUpdatingAtPath: path))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data([0]))
-            try handle.close()
-        case .empty: #expect(truncate(path, 0) == 0)
-        }
+        try kind.inflict(on: path)
         let reloaded = try MiniLM(folder: folder.path)
         #expect(reloaded.weightsLoad(precision) == .rebuilt)
         #expect(reloaded.embed(Self.texts, threads: 1, precision: precision) == expected)
