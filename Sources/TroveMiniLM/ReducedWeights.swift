@@ -4,7 +4,7 @@ import CTroveGEMM
 /// matrices and kept in a cache file beside the model under the same rules as the fp32 copy (`WeightsCache`: keyed
 /// by the model file, checksummed, rebuilt when it does not check out, in memory where the folder is read-only).
 ///
-/// bf16: 10.6 M values, 21 MB, half the fp32 copy; int8: 10.8 MB with the column scales and sums. A process that
+/// bf16: 10.6 M values, 21 MB, half the fp32 copy; int8: 10.8 MB with the column scales and sums; int16: 21 MB. A process that
 /// indexes in reduced precision maps that file instead of the fp32 copy (a query reads the model file's own matrices
 /// either way, and int8 reads the few columns that meet its outliers there too).
 struct ReducedWeights: @unchecked Sendable {
@@ -33,6 +33,7 @@ struct ReducedWeights: @unchecked Sendable {
         case .fp32: 4 * n * k
         case .bf16: 2 * trove_bf16_packed_count(Int32(n), Int32(k))
         case .int8: trove_int8_packed_bytes(Int32(n), Int32(k))
+        case .int16: trove_int16_packed_bytes(Int32(n), Int32(k))
         }
     }
 
@@ -42,7 +43,17 @@ struct ReducedWeights: @unchecked Sendable {
     }
 
     /// The cache's name for the packing (its "kernel" field and file name): bump the number when it changes.
-    static func cacheKind(_ precision: Precision) -> String { "\(precision.rawValue)-panel64-p1" }
+    static func cacheKind(_ precision: Precision) -> String { "\(precision.rawValue)-panel\(panel(precision))-p1" }
+
+    /// Output columns per panel of the packing.
+    static func panel(_ precision: Precision) -> Int {
+        switch precision {
+        case .fp32: 0
+        case .bf16: Int(TROVE_BF16_PANEL)
+        case .int8: Int(TROVE_INT8_PANEL)
+        case .int16: Int(TROVE_INT16_PANEL)
+        }
+    }
 
     /// The key a cache file of `precision` must match for the model file `source`.
     static func key(_ precision: Precision, source: FileIdentity) -> WeightsCache.Key {
@@ -72,7 +83,8 @@ struct ReducedWeights: @unchecked Sendable {
         let d = MiniLM.dimension
         // Q, K and V pack one after another as if one 1152-column matrix: each fills whole panels.
         precondition(
-            d % Int(TROVE_BF16_PANEL) == 0 && d % Int(TROVE_INT8_PANEL) == 0, "Q, K and V must each fill whole panels")
+            [Precision.bf16, .int8, .int16].allSatisfy { d % panel($0) == 0 },
+            "Q, K and V must each fill whole panels")
         var offset = 0
         for layer in layers {
             let matrices: [(Dense, n: Int, k: Int)] = [
@@ -87,6 +99,7 @@ struct ReducedWeights: @unchecked Sendable {
                     let values = out.assumingMemoryBound(to: UInt16.self)
                     trove_bf16_pack(Int32(n), Int32(k), dense.weight, Int32(k), values)
                 case .int8: trove_int8_pack(Int32(n), Int32(k), dense.weight, Int32(k), out)
+                case .int16: trove_int16_pack(Int32(n), Int32(k), dense.weight, Int32(k), out)
                 }
                 offset += bytes(precision, n: n, k: k)
             }

@@ -31,7 +31,7 @@ enum EmbedBenchmark {
         help: "write the chunks' token ids (JSON, one array per chunk) and stop: the same chunks for another encoder")
     static let precisions = Option(
         "--precision", value: "LIST", .text,
-        help: "products of the chunk batches, compared side by side: fp32, bf16, auto (this CPU's default)",
+        help: "products of the chunk batches, compared side by side: fp32, bf16, int8, int16, auto (this CPU's default), or all",
         default: "fp32,auto")
 
     /// The builds of the row loops, by the word --row-loops takes.
@@ -150,12 +150,14 @@ enum EmbedBenchmark {
         }
     }
 
-    /// `--precision`'s list: each of fp32, bf16, int8 or auto (this CPU's default), which this CPU must run.
+    /// `--precision`'s list: each of fp32, bf16, int8, int16 or auto (this CPU's default), which this CPU must run;
+    /// or `all`, every one it runs.
     static func parsePrecisions(_ list: String) throws -> [Precision] {
-        try list.split(separator: ",").map { word in
+        if list == "all" { return Precision.allCases.filter(\.isSupported) }
+        return try list.split(separator: ",").map { word in
             let word = word.trimmingCharacters(in: .whitespaces)
             guard let precision = word == "auto" ? Precision.automatic : Precision(rawValue: word) else {
-                throw UsageError("--precision \(word): give fp32, bf16, int8 or auto, e.g. --precision fp32,bf16")
+                throw UsageError("--precision \(word): give fp32, bf16, int8, int16 or auto, e.g. --precision fp32,bf16")
             }
             guard precision.isSupported else {
                 throw UsageError("--precision \(word): this CPU lacks the instructions — use fp32")

@@ -15,6 +15,11 @@ struct Entrypoint {
         signal(SIGPIPE, SIG_IGN)
         // Before any thread starts: OpenBLAS loads later, on first use, and reads OPENBLAS_CORETYPE then.
         KernelChoice.prepareEnvironment()
+        if let value = CPU.invalidLimit {
+            let names = CPU.Limit.allCases.map(\.rawValue)
+            let choices = names.dropLast().joined(separator: ", ") + " or " + names.last!
+            FileStream.standardError.write("warning: TROVE_ISA=\(value) ignored: give \(choices), or unset it\n")
+        }
         // Ctrl-C / SIGTERM: `trove index` finishes its transaction and exits 130; `ask`/`chat` stop the answer.
         Interrupts.install()
         var console = Console(

@@ -80,6 +80,28 @@ struct DoctorTests {
         #expect(forced.output.contains("kernel Haswell, from OPENBLAS_CORETYPE=Haswell"), "\(forced.output)")
     }
 
+    @Test(
+        "TROVE_ISA=avx2 runs what an AVX2 CPU runs: OpenBLAS's Haswell kernel, no AVX-512 precision; a bad value warns")
+    func instructionLimit() async throws {
+        let flags = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        try #require(flags.contains(" avx2") && flags.contains(" fma"), "needs a CPU with AVX2 and FMA")
+        let folder = try TemporaryDirectory()
+        let closed = try ClosedPort()
+        let base = ["OLLAMA_HOST": closed.baseURL.absoluteString, "TROVE_INDEX": folder.path + "/i.sqlite"]
+        let limited = try await runBinary(["doctor"], environment: base.merging(["TROVE_ISA": "avx2"]) { $1 })
+        #expect(
+            limited.output.contains("kernel Haswell, chosen for this CPU (OPENBLAS_CORETYPE overrides), TROVE_ISA=avx2"),
+            "\(limited.output)")
+        let bf16 = try await runBinary(
+            ["index", "--precision", "bf16", folder.path], environment: base.merging(["TROVE_ISA": "avx2"]) { $1 })
+        #expect(bf16.status == 64)
+        #expect(bf16.error.contains("this CPU lacks the instructions (AVX-512 BF16)"), "\(bf16.error)")
+        let bad = try await runBinary(["doctor"], environment: base.merging(["TROVE_ISA": "avx9"]) { $1 })
+        #expect(
+            bad.error.hasPrefix("warning: TROVE_ISA=avx9 ignored: give avx-vnni, avx2 or baseline, or unset it\n"),
+            "\(bad.error)")
+    }
+
     @Test("a server that is down, with Ollama chosen, fails the check, prints the fix, and exits 1")
     func serverDown() async throws {
         let closed = try ClosedPort()

@@ -73,7 +73,7 @@ struct SettingsDeclarationTests {
         #expect(run.status == 64)
         #expect(
             run.error.hasPrefix(
-                "Error: TROVE_EMBED_PRECISION 'fp8' is not a precision — give fp32, bf16, int8 or auto\n"))
+                "Error: TROVE_EMBED_PRECISION 'fp8' is not a precision — give fp32, bf16, int8, int16 or auto\n"))
     }
 
     @Test("trove index --precision beats TROVE_EMBED_PRECISION; auto is the CPU's choice; another word is exit 64")

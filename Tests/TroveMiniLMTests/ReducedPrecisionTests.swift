@@ -10,18 +10,20 @@ import TroveTestTraits
     "Reduced-precision encoder", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason),
     .offCooperativePool)
 struct ReducedPrecisionTests {
-    @Test("auto is bf16 exactly where the CPU has AVX-512 BF16, else fp32")
+    @Test("auto is bf16 exactly where the CPU has AVX-512 BF16, int16 where it has AVX2 and no AVX-512, else fp32")
     func automatic() {
-        #expect(Precision.automatic == (CPU.hasAVX512BF16 ? .bf16 : .fp32))
+        let expected: Precision = CPU.hasAVX512BF16 ? .bf16 : CPU.hasAVX2 && !CPU.hasAVX512 ? .int16 : .fp32
+        #expect(Precision.automatic == expected)
         #expect(Precision.fp32.isSupported)
     }
 
-    /// The bounds: per-chunk cosine to fp32 of at least 0.999 for bf16 and 0.995 for int8.
-    static let bounds: [Precision: Double] = [.bf16: 0.999, .int8: 0.995]
+    /// The bounds: per-chunk cosine to fp32 of at least 0.999 for bf16 (and int16, which `auto` picks too)
+    /// and 0.995 for int8.
+    static let bounds: [Precision: Double] = [.bf16: 0.999, .int8: 0.995, .int16: 0.999]
 
     @Test(
         "every one of 200 cranfield chunks within the precision's cosine bound of fp32's",
-        arguments: [Precision.bf16, .int8])
+        arguments: [Precision.bf16, .int8, .int16])
     func chunks(_ precision: Precision) throws {
         guard precision.isSupported else {
             print("SKIP \(precision.rawValue) chunks: this CPU has no \(precision.instructions)")
