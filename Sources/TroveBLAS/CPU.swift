@@ -5,18 +5,29 @@ package enum CPU {
     /// The flags of the first `flags` line of /proc/cpuinfo (every core reports the same), less those above
     /// `TROVE_ISA`'s set; empty where unreadable.
     package static let flags: Set<Substring> = {
-        guard let file = fopen("/proc/cpuinfo", "r") else { return [] }
+        let flags = Set(firstLine("flags").split(whereSeparator: { $0 == " " || $0 == "\t" }))
+        return limit.map { $0.keeping(flags) } ?? flags
+    }()
+
+    /// Whether the CPU is AMD's (`vendor_id` AuthenticAMD). Instructions of the same name differ in speed between
+    /// vendors: `VDPBF16PS` does twice an fp32 FMA's work per cycle on Zen 4 and 5, and less than it on Intel's
+    /// Sapphire and Emerald Rapids (BENCHMARKS.md#reduced-precision).
+    package static let isAMD = firstLine("vendor_id") == "AuthenticAMD"
+
+    /// The value of the first /proc/cpuinfo line named `name` ("" where there is none, or no file).
+    private static func firstLine(_ name: String) -> String {
+        guard let file = fopen("/proc/cpuinfo", "r") else { return "" }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 8192)
         while fgets(&line, Int32(line.count), file) != nil {
             let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("flags") {
-                let flags = Set(text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }))
-                return limit.map { $0.keeping(flags) } ?? flags
+            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2, parts[0].filter({ !$0.isWhitespace }) == name {
+                return String(parts[1].drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
             }
         }
-        return []
-    }()
+        return ""
+    }
 
     /// The widest instruction set Trove may use (`TROVE_ISA`), to measure and test the narrower kernels on a wider
     /// CPU: with `avx2` this CPU runs what an AVX2 CPU without AVX-512 runs (OpenBLAS's `Haswell` kernel included),

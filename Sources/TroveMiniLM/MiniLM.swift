@@ -211,7 +211,7 @@ import Synchronization
         // 1/√32, times log₂e: the softmax then takes powers of 2, which are cheaper than e^x.
         let scale = 1.442_695_04 / Float(Self.headSize).squareRoot()
         let short = total <= Self.inPlaceTokens && CPU.hasAVX2
-        let reduced = short || precision == .fp32 ? nil : Reduced(weights.reduced(precision), precision, total: total)
+        let reduced = short || precision == .fp32 ? nil : Reduced(weights.reduced(precision), total: total)
         let copy = short || reduced != nil ? nil : weights.relaid()
         defer { reduced?.free() }
         for (index, layer) in weights.layers.enumerated() {
@@ -321,7 +321,7 @@ import Synchronization
     /// reduced-precision copy or its re-laid-out `copy` when there is one.
     private func multiply(
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ file: Dense, _ copy: Dense?,
-        _ packed: (Reduced?, UnsafeRawPointer?), outer: Int, into out: UnsafeMutablePointer<Float>, lanes: Int
+        _ packed: (Reduced?, ReducedWeights.Matrix?), outer: Int, into out: UnsafeMutablePointer<Float>, lanes: Int
     ) {
         if let reduced = packed.0, let matrix = packed.1 {
             product(
@@ -360,10 +360,11 @@ import Synchronization
     /// lane multiplies its own whole panels of the packed W. Rows of `out` are `outer` apart. `file` is W as the
     /// model file holds it, its matrices' rows one after another (Q, K, V): int8 reads its outlier columns there.
     private func product(
-        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ matrix: UnsafeRawPointer,
+        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ packed: ReducedWeights.Matrix,
         _ file: [Dense], outer: Int, into out: UnsafeMutablePointer<Float>, accumulate: Bool, lanes: Int
     ) {
-        switch reduced.precision {
+        let matrix = packed.base
+        switch packed.precision {
         case .fp32: preconditionFailure("fp32 products run through OpenBLAS")
         case .bf16:
             let a = reduced.scratch.assumingMemoryBound(to: UInt16.self)
@@ -476,18 +477,16 @@ private struct LanesBody: @unchecked Sendable {
 private struct Reduced: @unchecked Sendable {
     // @unchecked: the buffers are written on the calling thread before a product's lanes start, then only read.
     let weights: ReducedWeights
-    let precision: Precision
     let scratch: UnsafeMutableRawPointer
-    /// int8 (int16: `rowScales` alone): each row's scale and offset, its outlier values (`TROVE_INT8_OUTLIERS` a row), the outlier columns
-    /// and W's values in those columns (a row of up to 1536 per outlier).
+    /// int8 (int16: `rowScales` alone): each row's scale and offset, its outlier values (`TROVE_INT8_OUTLIERS` a
+    /// row), the outlier columns and W's values in those columns (a row of up to 1536 per outlier).
     let rowScales, rowOffsets, kept, outlierWeights: UnsafeMutablePointer<Float>
     let columns: UnsafeMutablePointer<Int32>
 
     /// Room for the largest product's rows of a batch of `total` tokens: all of them × 384, or a feed-forward block
     /// × 1536 (bf16 and int16: two bytes each; int8: one).
-    init(_ weights: ReducedWeights, _ precision: Precision, total: Int) {
+    init(_ weights: ReducedWeights, total: Int) {
         self.weights = weights
-        self.precision = precision
         let values = max(total * MiniLM.dimension, MiniLM.feedForwardRows * MiniLM.intermediate)
         scratch = .allocate(byteCount: 2 * values, alignment: 64)
         let rows = max(total, MiniLM.feedForwardRows)

@@ -4,15 +4,22 @@ import CTroveGEMM
 /// matrices and kept in a cache file beside the model under the same rules as the fp32 copy (`WeightsCache`: keyed
 /// by the model file, checksummed, rebuilt when it does not check out, in memory where the folder is read-only).
 ///
-/// bf16: 10.6 M values, 21 MB, half the fp32 copy; int8: 10.8 MB with the column scales and sums; int16: 21 MB. A process that
+/// bf16: 10.6 M values, 21 MB, half the fp32 copy; int8: 14.3 MB with the column scales and sums (its feed-forward
+/// matrices bf16); int16: 21.3 MB. A process that
 /// indexes in reduced precision maps that file instead of the fp32 copy (a query reads the model file's own matrices
 /// either way, and int8 reads the few columns that meet its outliers there too).
 struct ReducedWeights: @unchecked Sendable {
     // @unchecked: read-only pointers into `storage`, which this value retains.
 
+    /// One packed matrix and the arithmetic it was packed for.
+    struct Matrix {
+        let base: UnsafeRawPointer
+        let precision: Precision
+    }
+
     /// One layer's packed matrices, in the order `shapes` lists them.
     struct Layer {
-        let qkv, output, intermediate, feedForward: UnsafeRawPointer
+        let qkv, output, intermediate, feedForward: Matrix
     }
 
     /// `OwnedFloats` or `MappedFloats`, kept alive for `layers`.
@@ -37,13 +44,22 @@ struct ReducedWeights: @unchecked Sendable {
         }
     }
 
+    /// The packing of the matrix `shapes[index]` in a copy for `precision`: its own, except int8's feed-forward
+    /// product, which stays bf16. Its input is GELU's output, 1536 columns of a long-tailed spread that eight bits
+    /// per row could not hold: with it in int8 one set's nDCG@10 moved beyond the bound (BENCHMARKS.md#reduced-precision).
+    static func packing(_ precision: Precision, shape index: Int) -> Precision {
+        precision == .int8 && index == 3 ? .bf16 : precision
+    }
+
     /// Bytes of one layer's packed matrices.
     static func bytesPerLayer(_ precision: Precision) -> Int {
-        shapes.reduce(0) { $0 + bytes(precision, n: $1.n, k: $1.k) }
+        shapes.enumerated().reduce(0) { $0 + bytes(packing(precision, shape: $1.offset), n: $1.element.n, k: $1.element.k) }
     }
 
     /// The cache's name for the packing (its "kernel" field and file name): bump the number when it changes.
-    static func cacheKind(_ precision: Precision) -> String { "\(precision.rawValue)-panel\(panel(precision))-p1" }
+    static func cacheKind(_ precision: Precision) -> String {
+        "\(precision.rawValue)-panel\(panel(precision))-p\(precision == .int8 ? 2 : 1)"
+    }
 
     /// Output columns per panel of the packing.
     static func panel(_ precision: Precision) -> Int {
@@ -68,11 +84,12 @@ struct ReducedWeights: @unchecked Sendable {
         self.load = load
         let perLayer = Self.bytesPerLayer(precision)
         layers = (0..<MiniLM.layerCount).map { layer in
-            var matrices: [UnsafeRawPointer] = []
+            var matrices: [Matrix] = []
             var offset = layer * perLayer
-            for (n, k) in Self.shapes {
-                matrices.append(base + offset)
-                offset += Self.bytes(precision, n: n, k: k)
+            for (index, (n, k)) in Self.shapes.enumerated() {
+                let packing = Self.packing(precision, shape: index)
+                matrices.append(Matrix(base: base + offset, precision: packing))
+                offset += Self.bytes(packing, n: n, k: k)
             }
             return Layer(qkv: matrices[0], output: matrices[1], intermediate: matrices[2], feedForward: matrices[3])
         }
@@ -87,13 +104,16 @@ struct ReducedWeights: @unchecked Sendable {
             "Q, K and V must each fill whole panels")
         var offset = 0
         for layer in layers {
-            let matrices: [(Dense, n: Int, k: Int)] = [
-                (layer.query, d, d), (layer.key, d, d), (layer.value, d, d), (layer.output, d, d),
-                (layer.intermediate, MiniLM.intermediate, d), (layer.feedForward, d, MiniLM.intermediate),
+            // Each with its index in `shapes`.
+            let matrices: [(Dense, shape: Int)] = [
+                (layer.query, 0), (layer.key, 0), (layer.value, 0), (layer.output, 1), (layer.intermediate, 2),
+                (layer.feedForward, 3),
             ]
-            for (dense, n, k) in matrices {
+            for (dense, shape) in matrices {
                 let out = base + offset
-                switch precision {
+                let (n, k) = (shape == 0 ? d : shapes[shape].n, shapes[shape].k)
+                let packing = packing(precision, shape: shape)
+                switch packing {
                 case .fp32: preconditionFailure("fp32 has no packed copy")
                 case .bf16:
                     let values = out.assumingMemoryBound(to: UInt16.self)
@@ -101,7 +121,7 @@ struct ReducedWeights: @unchecked Sendable {
                 case .int8: trove_int8_pack(Int32(n), Int32(k), dense.weight, Int32(k), out)
                 case .int16: trove_int16_pack(Int32(n), Int32(k), dense.weight, Int32(k), out)
                 }
-                offset += bytes(precision, n: n, k: k)
+                offset += bytes(packing, n: n, k: k)
             }
         }
     }

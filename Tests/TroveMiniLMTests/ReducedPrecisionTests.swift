@@ -10,9 +10,12 @@ import TroveTestTraits
     "Reduced-precision encoder", .enabled(if: InstalledModel.isInstalled, InstalledModel.skipReason),
     .offCooperativePool)
 struct ReducedPrecisionTests {
-    @Test("auto is bf16 exactly where the CPU has AVX-512 BF16, int16 where it has AVX2 and no AVX-512, else fp32")
-    func automatic() {
-        let expected: Precision = CPU.hasAVX512BF16 ? .bf16 : CPU.hasAVX2 && !CPU.hasAVX512 ? .int16 : .fp32
+    @Test("auto is bf16 on an AMD CPU with AVX-512 BF16, int16 on one with AVX2 and no AVX-512, else fp32")
+    func automatic() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        #expect(CPU.isAMD == cpuinfo.contains("vendor_id\t: AuthenticAMD"), "the vendor is read")
+        let expected: Precision =
+            CPU.hasAVX512BF16 && CPU.isAMD ? .bf16 : CPU.hasAVX2 && !CPU.hasAVX512 ? .int16 : .fp32
         #expect(Precision.automatic == expected)
         #expect(Precision.fp32.isSupported)
     }
