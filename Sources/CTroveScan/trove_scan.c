@@ -165,3 +165,32 @@ AVX2 void trove_scan_int8_avx2(const int8_t *rows, size_t count, size_t d, const
 }
 
 #endif
+
+// ---- The int8 copy (every architecture) ----
+
+void trove_quantize_int8(const float *values, size_t count, size_t d, int8_t *codes, float *scales) {
+    for (size_t r = 0; r < count; r++) {
+        const float *x = values + r * d;
+        int8_t *c = codes + r * d;
+        // A finite float's magnitude orders as its bits do; infinities and NaNs (bits ≥ 0x7f800000) count as 0.
+        uint32_t largest = 0;
+        for (size_t j = 0; j < d; j++) {
+            uint32_t bits;
+            __builtin_memcpy(&bits, x + j, sizeof bits);
+            bits &= 0x7fffffffu;
+            bits = bits < 0x7f800000u ? bits : 0;
+            largest = bits > largest ? bits : largest;
+        }
+        float magnitude;
+        __builtin_memcpy(&magnitude, &largest, sizeof magnitude);
+        float scale = largest > 0 ? magnitude / 127 : 1;
+        float inverse = 1 / scale;
+        scales[r] = scale;
+        for (size_t j = 0; j < d; j++) {
+            float y = x[j] * inverse;
+            y = y == y ? y : 0;
+            y = y < -127 ? -127 : y > 127 ? 127 : y;
+            c[j] = (int8_t)(int32_t)(y + (y < 0 ? -0.5f : 0.5f));
+        }
+    }
+}

@@ -1,19 +1,21 @@
+import CTroveScan
 import TroveBLAS
 
-/// Approximate-then-exact ranking: an int8 copy of the matrix (a quarter of the bytes) is scanned first, and the
-/// best `rescoreDepth` rows are rescored exactly in float32, so the returned scores are exact and only the
-/// candidate set is approximate. Opt-in: exact `VectorSearcher` stays the default.
+/// Approximate-then-exact ranking: an int8 copy of the matrix (a quarter of the bytes) is scanned first, and its
+/// best k + `rescoreDepth` rows are rescored exactly in float32, so the returned scores are exact and only the
+/// candidate set is approximate. TroveKit's `VectorScan` decides when a search takes it instead of `VectorSearcher`.
 package struct QuantizedSearcher: Sendable {
     /// The float matrix, for exact rescoring.
     package let matrix: VectorMatrix
     /// Row-major int8 codes: `codes[r*d + j] = round(values[r*d + j] / scales[r])`.
     let codes: [Int8]
-    /// Per-row scale: the row's largest magnitude divided by 127.
+    /// Per-row scale: the row's largest finite magnitude divided by 127.
     let scales: [Float]
-    /// Rows rescored exactly per query, at least k.
+    /// Rows rescored exactly per query beyond the k asked for: a margin for rows the int8 scores misplace, so a
+    /// deep search (a hybrid search asks for 200) is as near exact at its bottom as at its top.
     package var rescoreDepth: Int
 
-    /// Quantizes `matrix` (one pass over it).
+    /// Quantizes `matrix` (one pass over it, `trove_quantize_int8`).
     package init(matrix: VectorMatrix, rescoreDepth: Int = 100) {
         BLASRuntime.applyDefaultOnce()
         self.matrix = matrix
@@ -22,15 +24,10 @@ package struct QuantizedSearcher: Sendable {
         var scales = [Float](repeating: 0, count: matrix.count)
         codes = [Int8](unsafeUninitializedCapacity: matrix.count * d) { buffer, initialized in
             matrix.withUnsafeValues { values in
-                for row in 0..<matrix.count {
-                    let base = row * d
-                    var largest: Float = 0
-                    for j in 0..<d where values[base + j].isFinite {
-                        largest = Swift.max(largest, abs(values[base + j]))
+                scales.withUnsafeMutableBufferPointer { scales in
+                    if let values = values.baseAddress, let codes = buffer.baseAddress {
+                        trove_quantize_int8(values, matrix.count, d, codes, scales.baseAddress!)
                     }
-                    let scale = largest > 0 ? largest / 127 : 1
-                    scales[row] = scale
-                    for j in 0..<d { buffer[base + j] = Self.code(values[base + j] / scale) }
                 }
             }
             initialized = matrix.count * d
@@ -38,11 +35,20 @@ package struct QuantizedSearcher: Sendable {
         self.scales = scales
     }
 
-    /// `x` rounded to an int8 code. Values are validated finite when stored, but the floats of a mapped cache file
-    /// are not re-read: NaN codes as 0 and anything outside ±127 is clamped, where `Int8(_:)` would trap.
-    static func code(_ x: Float) -> Int8 {
-        guard !x.isNaN else { return 0 }
-        return Int8(Swift.min(127, Swift.max(-127, x.rounded())))
+    /// `vector` as one row of the copy: its codes and its scale. Values are validated finite when stored, but the
+    /// floats of a mapped cache file are not re-read: NaN codes as 0 and anything beyond the finite values' range
+    /// is clamped to ±127.
+    static func quantized(_ vector: [Float]) -> (codes: [Int8], scale: Float) {
+        var scale: Float = 1
+        let codes = [Int8](unsafeUninitializedCapacity: vector.count) { buffer, initialized in
+            vector.withUnsafeBufferPointer { values in
+                if let values = values.baseAddress, let codes = buffer.baseAddress {
+                    trove_quantize_int8(values, 1, vector.count, codes, &scale)
+                }
+            }
+            initialized = vector.count
+        }
+        return (codes, scale)
     }
 
     /// The best `k` rows for a unit-length query, exact scores, best first (ties by ascending id); only rows
@@ -53,12 +59,10 @@ package struct QuantizedSearcher: Sendable {
         precondition(query.count == d, "query has \(query.count) dimensions, expected \(d)")
         if let allowed { precondition(allowed.count == n, "mask covers \(allowed.count) rows, matrix has \(n)") }
         guard k > 0, n > 0, d > 0 else { return [] }
-        let largest = query.reduce(Float(0)) { $1.isFinite ? Swift.max($0, abs($1)) : $0 }
-        let queryScale = largest > 0 ? largest / 127 : 1
-        let queryCodes = query.map { Self.code($0 / queryScale) }
+        let (queryCodes, queryScale) = Self.quantized(query)
 
         // Approximate pass: integer dot products, then the row and query scales.
-        var candidates = TopK(capacity: Swift.min(n, Swift.max(k, rescoreDepth)))
+        var candidates = TopK(capacity: Swift.min(n, k + rescoreDepth))
         let block = 4096
         var sums = [Int32](repeating: 0, count: block)
         var scores = [Float](repeating: 0, count: block)

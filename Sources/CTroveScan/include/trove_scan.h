@@ -31,4 +31,10 @@ void trove_scan_int8_avx512(const int8_t *rows, size_t count, size_t d, const in
 /// AVX2 (16 codes per step, `VPMADDWD`).
 void trove_scan_int8_avx2(const int8_t *rows, size_t count, size_t d, const int8_t *query, int32_t *sums);
 
+/// The int8 copy itself (every architecture): `scales[r]` = the largest finite |value| of row r over 127 (1 for a
+/// row with none), `codes[r·d + j]` = value ÷ scale rounded to nearest (halves away from zero), clamped to ±127,
+/// NaN coded 0. Plain loops the compiler vectorizes at the baseline (the largest magnitude is taken on the floats'
+/// bits, an integer maximum), so the copy of a mapped matrix costs about one pass over it.
+void trove_quantize_int8(const float *values, size_t count, size_t d, int8_t *codes, float *scales);
+
 #endif
