@@ -13,7 +13,7 @@ struct SearchCommand: Command {
         the lines of the passage that best match the query (query words in bold on a terminal).
         """
     static let optionGroups = [
-        OptionGroup("Ranking", [mode, limit, allChunks, minScore, int8]),
+        OptionGroup("Ranking", [mode, limit, allChunks, minScore, int8, exact]),
         OptionGroup(
             "Fusion and keywords (defaults chosen on four public test collections, see BENCHMARKS.md)",
             [fusion, keywordWeight, rrfConstant, normalization, depth, scaleDepth, bm25K1, bm25B, headingWeight]),
@@ -50,8 +50,9 @@ struct SearchCommand: Command {
         help: "leave out passages whose cosine similarity is below S (not with --mode keyword)")
     static let int8 = Option(
         "--int8",
-        help: "scan an int8 copy of the vectors, then rescore the best 100 exactly (faster on large indexes when "
-            + "warm; recall@10 ≥ 0.99 measured, see BENCHMARKS.md)")
+        help: "always scan an int8 copy of the vectors, then rescore the best candidates exactly (the default on an "
+            + "index of 30,000+ passages kept loaded by trove serve, mcp or web; see GUIDE.md)")
+    static let exact = Option("--exact", help: "always scan the vectors exactly, never the int8 copy")
     static let fusion = Option(
         "--fusion", value: "METHOD",
         .choice([
@@ -153,7 +154,7 @@ struct SearchCommand: Command {
         }
         Self.ranking(parsing: arguments, into: &request)
         request.groupByDocument = !arguments.flag(Self.allChunks)
-        request.quantized = arguments.flag(Self.int8)
+        request.scan = try Self.scan(parsing: arguments)
         request.filter = try Self.filter(parsing: &arguments)
         let formats: [(Format, Bool)] = [
             (.files, arguments.flag(Self.files)), (.json, arguments.flag(Self.json)),
@@ -170,6 +171,16 @@ struct SearchCommand: Command {
         vectorLoad = arguments.choice(Self.vectorLoad, as: VectorLoadMode.self) ?? .map
         request.query = arguments.operands.joined(separator: " ").trimmingCharacters(in: .whitespaces)
         guard !request.query.isEmpty else { throw UsageError("what should I search for? give a QUERY") }
+    }
+
+    /// `--int8` or `--exact`, else automatic.
+    static func scan(parsing arguments: Arguments) throws -> VectorScan {
+        switch (arguments.flag(Self.int8), arguments.flag(Self.exact)) {
+        case (true, true): throw UsageError("choose one of --int8 and --exact")
+        case (true, false): .int8
+        case (false, true): .exact
+        case (false, false): .automatic
+        }
     }
 
     /// The fusion and BM25 options (their values are checked by the declarations).

@@ -21,6 +21,8 @@ public actor TroveIndex {
     private var checkedVersion: Int64 = -1
     /// The chunks' count and highest id `retriever` was loaded at.
     private var loadedContent: [Int64] = []
+    /// When a `.automatic` search scans the int8 copy; warm after `warmUp`, handed to every retriever.
+    private var automaticScan = AutomaticScan()
 
     /// Opens an existing index; its embedder is the one it records. A missing index is an error that says how to
     /// create one.
@@ -74,7 +76,7 @@ public actor TroveIndex {
         // The embedding is a round trip to the model server (or seconds of BLAS): load the vectors meanwhile.
         let text = retriever.manifest.queryPrefix + request.query
         async let raw = embedder.embed([text])
-        let loaded = Result { try retriever.prepareVectors() }
+        let loaded = Result { try retriever.prepareVectors(for: request.scan) }
         let vector = try retriever.checkedQuery(try await raw.first, model: embedder.model)
         _ = try loaded.get()
         // A cancelled search (an MCP client gave up on it) stops before ranking.
@@ -83,11 +85,26 @@ public actor TroveIndex {
     }
 
     /// Loads the vectors, and the built-in model when the index uses it, so the first search does not pay for them
-    /// (`trove serve`, `trove mcp`). An Ollama model is not touched: it loads on the server's side.
+    /// (`trove serve`, `trove mcp`, `trove web`). An Ollama model is not touched: it loads on the server's side.
+    /// From here on this process counts as warm: a large index's default searches scan the int8 copy, built now
+    /// (and again after a reload, by the first search that needs it).
     public func warmUp() async throws {
-        try currentRetriever().prepareVectors()
+        automaticScan.warm = true
+        let retriever = try currentRetriever()
+        retriever.automaticScan = automaticScan
+        try retriever.prepareVectors(for: .automatic)
         if let embedder, embedder.provider == .builtin { _ = try await embedder.inspect() }
     }
+
+    /// Moves the size from which a warm process's `.automatic` searches scan the int8 copy (tests, which cannot
+    /// index the measured size).
+    package func scanInt8(fromFloats minimumFloats: Int) {
+        automaticScan.minimumFloats = minimumFloats
+        retriever?.automaticScan = automaticScan
+    }
+
+    /// Whether the loaded vectors' int8 copy is built (tests).
+    package func holdsInt8Copy() -> Bool { retriever?.holdsInt8Copy ?? false }
 
     /// Refuses a `--model` that differs from the model the index was built with: their vectors don't compare.
     public func checkRequestedModel(_ model: String?) throws { try currentRetriever().checkRequestedModel(model) }
@@ -118,6 +135,7 @@ public actor TroveIndex {
             return retriever
         }
         let fresh = try Retriever(store: store)
+        fresh.automaticScan = automaticScan
         let recorded = IndexedEmbedder(fresh.manifest)
         // An embedder chosen for a new index records itself when it indexes; another process may record another.
         let held = embeddedFor ?? embedder.map { IndexedEmbedder(provider: $0.provider, model: $0.model) }

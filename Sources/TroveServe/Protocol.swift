@@ -5,9 +5,9 @@ import TroveSystem
 
 /// `trove serve`'s protocol over a Unix socket beside the index (`INDEX.sock`, mode 0600): the client writes one
 /// `Envelope` (protocol version, its embedding settings, a `SearchRequest`, and how it prints hits) as a JSON line,
-/// the server answers one JSON line: `{"protocol": 4, "output": "…", "count": N}` (the client's stdout, made by the
-/// server, which has Codable and the formatting warm), `{"protocol": 4, "hits": [SearchHit]}` for a client that
-/// prints nothing, or `{"protocol": 4, "error": "…", "code": "…"}`.
+/// the server answers one JSON line: `{"protocol": 5, "output": "…", "count": N}` (the client's stdout, made by the
+/// server, which has Codable and the formatting warm), `{"protocol": 5, "hits": [SearchHit]}` for a client that
+/// prints nothing, or `{"protocol": 5, "error": "…", "code": "…"}`.
 ///
 /// Both ends treat the other as untrusted: sizes are capped, every read and write has a timeout, requests are
 /// validated before they reach the search, the socket must belong to the user on both sides (`st_uid` of the
@@ -17,7 +17,8 @@ import TroveSystem
 /// This file holds the protocol's types; `Client.swift` asks, `Server.swift` answers, `Socket.swift` makes the calls.
 package enum SearchServer {
     /// The protocol both ends speak; a client refuses any other (the server answers, the client searches alone).
-    package static let protocolVersion = 4
+    /// (5: a request says how to scan the vectors, `scan`, where 4 had the flag `quantized`.)
+    package static let protocolVersion = 5
 
     /// Sizes and timeouts of the protocol.
     package struct Limits: Sendable {

@@ -67,7 +67,7 @@ extension SearchRequest {
             object.add("chosenBM25", json: bm25.finished())
         }
         object.add("documentLevelFusion", documentLevelFusion)
-        object.add("quantized", quantized)
+        object.add("scan", scan.rawValue)
         return object.finished()
     }
 }

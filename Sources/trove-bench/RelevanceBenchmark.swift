@@ -146,7 +146,7 @@ enum RelevanceBenchmark {
             "vector --int8", "-", "-", "-",
             try evaluate {
                 var request = SearchRequest(query: $0, mode: .vector, limit: $1)
-                request.quantized = true
+                request.scan = .int8
                 return request
             })
         // Recall@10 of int8 scanning against exact search, passage level.

@@ -211,6 +211,47 @@ enum RelevanceSuite {
             printRow("**mean of the public sets**", mode.rawValue, Array(means[row][0..<4]), reference: means[row][4])
         }
         print("")
+        try printInt8(opened)
+    }
+
+    /// The int8 scan with exact rescoring against the exact scan, per set over every query: passage recall@10 and
+    /// recall@200 (the depth a default search asks the vector ranking for), and nDCG@10 of vector and hybrid search
+    /// through `Retriever` with the scan forced each way.
+    static func printInt8(_ opened: [OpenedSet]) throws {
+        print("| set | queries | passages | int8 recall@10 | int8 recall@200 | nDCG@10 vector exact / int8 "
+            + "| nDCG@10 hybrid exact / int8 |")
+        print("|---|---:|---:|---:|---:|---|---|")
+        for set in opened {
+            let matrix = try set.retriever.loadedMatrix()
+            let exact = TroveSearch.VectorSearcher(matrix: matrix)
+            let approximate = QuantizedSearcher(matrix: matrix)
+            var recall: [Double] = []
+            for k in [10, 200] {
+                var agreed = 0
+                var total = 0
+                for vector in set.vectors {
+                    let truth = exact.search(query: vector, k: k)
+                    agreed += Set(truth.map(\.id)).intersection(approximate.search(query: vector, k: k).map(\.id)).count
+                    total += truth.count
+                }
+                recall.append(Double(agreed) / Double(max(1, total)))
+            }
+            var ndcg: [String] = []
+            for mode in [SearchMode.vector, .hybrid] {
+                var cells: [String] = []
+                for scan in [VectorScan.exact, .int8] {
+                    var request = SearchRequest(query: "", mode: mode)
+                    request.scan = scan
+                    cells.append(String(format: "%.4f", try measure(set, request)[0]))
+                }
+                ndcg.append(cells.joined(separator: " / "))
+            }
+            print(
+                "| \(set.set.name) | \(set.vectors.count) | \(matrix.count) | "
+                    + String(format: "%.4f | %.4f", recall[0], recall[1]) + " | \(ndcg[0]) | \(ndcg[1]) |")
+            fflush(stdout)
+        }
+        print("")
     }
 
     static func printRow(_ set: String, _ mode: String, _ metrics: [Double], reference: Double?) {

@@ -154,6 +154,20 @@ struct SearchOptionsTests {
         #expect(Set(paths.dropLast()) == [displayed(notes.path + "/plain.md"), displayed(notes.path + "/two\nlines.md")])
     }
 
+    @Test("--int8 and --exact rank this small index as the default does: the int8 scan's scores are exact", arguments: [
+        "hybrid", "vector",
+    ])
+    func scanFlags(mode: String) async throws {
+        let query = ["--mode", mode, "-n", "8", "--path", "engineering", "deploy keys rotation database backup"]
+        let automatic = try await jsonHits(query)
+        #expect(!automatic.isEmpty)
+        for flag in ["--int8", "--exact"] {
+            let hits = try await jsonHits([flag] + query)
+            #expect(hits.map { $0["path"] as? String } == automatic.map { $0["path"] as? String }, "\(flag)")
+            #expect(hits.map { $0["score"] as? Double } == automatic.map { $0["score"] as? Double }, "\(flag)")
+        }
+    }
+
     @Test("keyword mode needs no Ollama, and no text breaks the FTS5 query syntax")
     func keywordWithoutOllama() async throws {
         let offline = ["OLLAMA_HOST": "http://127.0.0.1:9"]
@@ -174,6 +188,7 @@ struct SearchOptionsTests {
              "Error: --min-score is a cosine similarity: use it with --mode hybrid or vector"),
             (["--since", "yesterday", "x"],
              "Error: --since expects a date like 2024-05-01 or 2024-05-01T09:30, or an age like 7d, got 'yesterday'"),
+            (["--int8", "--exact", "x"], "Error: choose one of --int8 and --exact"),
         ])
     func usage(arguments: [String], message: String) async {
         let run = await trove(["search"] + arguments, index: index, server: server)

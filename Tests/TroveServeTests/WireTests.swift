@@ -27,7 +27,7 @@ struct WireTests {
         request.scaleDepth = 3
         request.chosenBM25 = SearchRequest.BM25(k1: 0.9, b: 0.3, headingWeight: 2)
         request.documentLevelFusion = !SearchRequest.defaultDocumentLevelFusion
-        request.quantized = true
+        request.scan = .int8
         return SearchServer.Envelope(
             protocol: SearchServer.protocolVersion,
             admission: SearchServer.Admission(ollama: "http://127.0.0.1:11434", builtinModels: "/m", openAI: ""),
@@ -56,7 +56,8 @@ struct WireTests {
     @Test("what the client writes decodes, with Codable, to the same envelope, with the same members", arguments: [
         full,
         SearchServer.Envelope(
-            protocol: 4, admission: SearchServer.Admission(ollama: nil, builtinModels: nil, openAI: nil),
+            protocol: SearchServer.protocolVersion,
+            admission: SearchServer.Admission(ollama: nil, builtinModels: nil, openAI: nil),
             request: SearchRequest(query: "q")),
     ])
     func requestRoundTrip(envelope: SearchServer.Envelope) throws {

@@ -10,6 +10,8 @@ public final class Retriever {
     private let vectors: any VectorRanking
     /// The store when it evaluates filters in its own queries (PostgreSQL), nil for a snapshot store.
     private let queryStore: (any VectorQueryStore)?
+    /// When a `.automatic` search scans the int8 copy: set warm by `TroveIndex.warmUp`.
+    package var automaticScan = AutomaticScan()
 
     /// Opens the index's fingerprint; an index with nothing in it is refused, since no search could find anything.
     package init(store: any IndexReader) throws {
@@ -49,7 +51,7 @@ public final class Retriever {
         // The embedding is a round trip to the model server; load the vectors meanwhile instead of after it.
         let text = manifest.queryPrefix + request.query
         async let raw = embedder.embed([text])
-        let loaded: Result<Void, any Error> = Result { try prepareVectors() }
+        let loaded: Result<Void, any Error> = Result { try prepareVectors(for: request.scan) }
         let vector = try checkedQuery(try await raw.first, model: embedder.model)
         _ = try loaded.get()
         return try search(request, queryVector: vector)
@@ -74,8 +76,8 @@ public final class Retriever {
         // A vector ranking restricted to the allowed chunks (a row mask, or the store's WHERE clause), set up once.
         let nearest = try (request.mode == .keyword ? nil : queryVector).map { vector in
             try vectors.ranking(
-                query: vector, allowed: allowed, minScore: request.minScore ?? -.infinity,
-                quantized: request.quantized)
+                query: vector, allowed: allowed, minScore: request.minScore ?? -.infinity, scan: request.scan,
+                automatic: automaticScan)
         }
 
         var depth = Swift.max(request.candidateDepth, request.limit)
@@ -221,8 +223,12 @@ public final class Retriever {
     }
 
     /// Readies the vectors for ranking: loads a snapshot store's matrix (from its flat cache file when that is
-    /// current); nothing for a store that ranks in its own queries.
-    public func prepareVectors() throws { try vectors.prepare() }
+    /// current), and builds its int8 copy when a search asking for `scan` would scan it (`automaticScan` deciding);
+    /// nothing for a store that ranks in its own queries.
+    public func prepareVectors(for scan: VectorScan) throws { try vectors.prepare(scan, automaticScan) }
+
+    /// Whether the snapshot's int8 copy is built (tests).
+    package var holdsInt8Copy: Bool { (vectors as? MatrixRanking)?.holdsInt8Copy ?? false }
 
     /// The snapshot matrix (benchmarks and tests of the SQLite store); a store that ranks itself has none.
     package func loadedMatrix() throws -> VectorMatrix {

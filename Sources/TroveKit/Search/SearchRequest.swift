@@ -38,8 +38,9 @@ public struct SearchRequest: Sendable, Equatable, Codable {
     /// document at its best passage's place, with that passage's score), so a document's passages do not compete
     /// for its place. Off, passages are fused and each document keeps its best fused passage.
     public var documentLevelFusion = SearchRequest.defaultDocumentLevelFusion
-    /// Scan an int8 copy of the matrix and rescore its best candidates exactly (opt-in; exact by default).
-    public var quantized = false
+    /// How the vector ranking scans the vectors: exact, the int8 copy with exact rescoring, or (the default) the
+    /// int8 copy where it saves CPU.
+    public var scan = VectorScan.automatic
 
     /// A request; defaults are the measured ones (see BENCHMARKS.md#search-relevance).
     public init(

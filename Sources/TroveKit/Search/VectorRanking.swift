@@ -6,13 +6,15 @@ import TroveStore
 /// (SQLite), or the store's own query with the filter inside it (PostgreSQL + pgvector). Everything else of a
 /// search (keywords, fusion, grouping, the winners' text) is the same code for both.
 protocol VectorRanking: AnyObject {
-    /// Readies the vectors (a snapshot store loads its matrix; a query store has nothing to load).
-    func prepare() throws
+    /// Readies the vectors (a snapshot store loads its matrix, and its int8 copy when a search asking for `scan`
+    /// would scan it, `automatic` deciding; a query store has nothing to load).
+    func prepare(_ scan: VectorScan, _ automatic: AutomaticScan) throws
     /// A ranking of the passages against `query` (unit length), restricted to what `allowed` allows when given:
-    /// called with a depth k, it returns the best k at or above `minScore`, best first. The restriction is set up
-    /// once, so the retriever can ask again deeper.
-    func ranking(query: [Float], allowed: CandidateRestriction?, minScore: Float, quantized: Bool) throws
-        -> (Int) throws -> [ScoredRow]
+    /// called with a depth k, it returns the best k at or above `minScore`, best first, scanned as `scan` asks
+    /// (`automatic` deciding `.automatic`). The restriction is set up once, so the retriever can ask again deeper.
+    func ranking(
+        query: [Float], allowed: CandidateRestriction?, minScore: Float, scan: VectorScan, automatic: AutomaticScan
+    ) throws -> (Int) throws -> [ScoredRow]
     /// The cosine of each of these chunks with `query`, for candidates that only the keyword ranking found.
     func similarities(of chunkIDs: [Int64], query: [Float]) throws -> [Int64: Float]
 }
@@ -22,12 +24,19 @@ final class MatrixRanking: VectorRanking {
     private let store: any VectorSnapshotStore
     /// The vectors, loaded on first use and kept (a warm `trove serve` ranks many queries with one load).
     private var matrix: VectorMatrix?
-    /// The int8 copy, built on the first quantized search and kept.
+    /// The int8 copy, built on the first search that scans it (or at warm-up) and kept.
     private var quantizedSearcher: QuantizedSearcher?
 
     init(store: any VectorSnapshotStore) { self.store = store }
 
-    func prepare() throws { _ = try loadedMatrix() }
+    func prepare(_ scan: VectorScan, _ automatic: AutomaticScan) throws {
+        let matrix = try loadedMatrix()
+        // Built here, at warm-up or while the query is embedded, rather than in the ranking.
+        if automatic.usesInt8(scan, floats: matrix.count * matrix.dimension) { _ = quantized(matrix) }
+    }
+
+    /// Whether the int8 copy is built (tests).
+    var holdsInt8Copy: Bool { quantizedSearcher != nil }
 
     /// The index's vectors, read from the store once (from its flat cache file when that is current).
     func loadedMatrix() throws -> VectorMatrix {
@@ -47,14 +56,15 @@ final class MatrixRanking: VectorRanking {
         return loaded
     }
 
-    func ranking(query: [Float], allowed: CandidateRestriction?, minScore: Float, quantized: Bool) throws
-        -> (Int) throws -> [ScoredRow]
-    {
+    func ranking(
+        query: [Float], allowed: CandidateRestriction?, minScore: Float, scan: VectorScan, automatic: AutomaticScan
+    ) throws -> (Int) throws -> [ScoredRow] {
         let matrix = try loadedMatrix()
         // The filter becomes a row mask before anything is scored, so top-k is taken among the allowed rows.
         let mask = try allowed.map { matrix.mask(allowingIDs: try ids($0)) }
         let searcher = VectorSearcher(matrix: matrix)
-        let quantizedSearcher = quantized ? self.quantized(matrix) : nil
+        let int8 = automatic.usesInt8(scan, floats: matrix.count * matrix.dimension)
+        let quantizedSearcher = int8 ? quantized(matrix) : nil
         return { depth in
             if let quantizedSearcher {
                 return quantizedSearcher.search(query: query, k: depth, minScore: minScore, allowed: mask)
@@ -90,17 +100,17 @@ final class MatrixRanking: VectorRanking {
 }
 
 /// The query ranking: each depth is one query of the store (`ORDER BY embedding <=> $1 LIMIT k` in PostgreSQL,
-/// filter in its `WHERE`). There is no int8 copy; `quantized` ranks exactly.
+/// filter in its `WHERE`). There is no int8 copy: every `VectorScan` ranks as the store does.
 final class StoreRanking: VectorRanking {
     private let store: any VectorQueryStore
 
     init(store: any VectorQueryStore) { self.store = store }
 
-    func prepare() throws {}
+    func prepare(_ scan: VectorScan, _ automatic: AutomaticScan) throws {}
 
-    func ranking(query: [Float], allowed: CandidateRestriction?, minScore: Float, quantized: Bool) throws
-        -> (Int) throws -> [ScoredRow]
-    {
+    func ranking(
+        query: [Float], allowed: CandidateRestriction?, minScore: Float, scan: VectorScan, automatic: AutomaticScan
+    ) throws -> (Int) throws -> [ScoredRow] {
         let store = store
         return { depth in
             let hits =
