@@ -84,8 +84,8 @@ extension TroveConfiguration {
 }
 
 /// How the flat vector cache file is brought in (a benchmark switch: `trove search --vector-load`).
-/// The built-in embedder's arithmetic for indexing batches: fp32, bf16 (AVX-512 BF16), int8 (AVX-512 VNNI
-/// and BF16) or int16 (AVX2).
+/// The built-in embedder's arithmetic for indexing batches: fp32, bf16 (AVX-512 BF16), int8 (AVX-512 VNNI)
+/// or int16 (AVX2).
 package typealias EmbedPrecision = TroveMiniLM.Precision
 package typealias VectorLoadMode = VectorCache.LoadMode
 

@@ -365,7 +365,18 @@ import Synchronization
     ) {
         let matrix = packed.base
         switch packed.precision {
-        case .fp32: preconditionFailure("fp32 products run through OpenBLAS")
+        case .fp32:
+            // int8's feed-forward product where bf16 is slow: OpenBLAS on the model file's `[outer, inner]` matrix.
+            precondition(file.count == 1, "an fp32 product of a packed copy reads one matrix of the model file")
+            let share = (outer / lanes + 7) / 8 * 8
+            split(lanes) { lane in
+                let first = lane * share
+                let count = min(share, outer - first)
+                guard count > 0 else { return }
+                BLAS.sgemm(
+                    CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(count), Int32(inner), 1, x, Int32(inner),
+                    file[0].weight + first * inner, Int32(inner), accumulate ? 1 : 0, out + first, Int32(outer))
+            }
         case .bf16:
             let a = reduced.scratch.assumingMemoryBound(to: UInt16.self)
             trove_bf16_rows(Int32(rows), Int32(inner), x, Int32(inner), a)

@@ -1,11 +1,12 @@
 import CTroveGEMM
+import TroveBLAS
 
 /// The layer matrices packed for a reduced-precision product (`Precision`), made from the model file's `[out, in]`
 /// matrices and kept in a cache file beside the model under the same rules as the fp32 copy (`WeightsCache`: keyed
 /// by the model file, checksummed, rebuilt when it does not check out, in memory where the folder is read-only).
 ///
-/// bf16: 10.6 M values, 21 MB, half the fp32 copy; int8: 14.3 MB with the column scales and sums (its feed-forward
-/// matrices bf16); int16: 21.3 MB. A process that
+/// bf16: 10.6 M values, 21 MB, half the fp32 copy; int8: 7.2 MB with the column scales and sums (14.3 MB where its
+/// feed-forward matrices are bf16); int16: 21.3 MB. A process that
 /// indexes in reduced precision maps that file instead of the fp32 copy (a query reads the model file's own matrices
 /// either way, and int8 reads the few columns that meet its outliers there too).
 struct ReducedWeights: @unchecked Sendable {
@@ -37,7 +38,7 @@ struct ReducedWeights: @unchecked Sendable {
     /// Bytes of one packed n×k matrix.
     static func bytes(_ precision: Precision, n: Int, k: Int) -> Int {
         switch precision {
-        case .fp32: 4 * n * k
+        case .fp32: 0  // multiplied from the model file's own matrix
         case .bf16: 2 * trove_bf16_packed_count(Int32(n), Int32(k))
         case .int8: trove_int8_packed_bytes(Int32(n), Int32(k))
         case .int16: trove_int16_packed_bytes(Int32(n), Int32(k))
@@ -45,11 +46,17 @@ struct ReducedWeights: @unchecked Sendable {
     }
 
     /// The packing of the matrix `shapes[index]` in a copy for `precision`: its own, except int8's feed-forward
-    /// product, which stays bf16. Its input is GELU's output, 1536 columns of a long-tailed spread that eight bits
-    /// per row could not hold: with it in int8 one set's nDCG@10 moved beyond the bound (BENCHMARKS.md#reduced-precision).
+    /// product, whose input is GELU's output, 1536 columns of a long-tailed spread that eight bits per row could not
+    /// hold (with it in int8 one set's nDCG@10 moved beyond the bound, BENCHMARKS.md#reduced-precision). It stays bf16
+    /// on an AMD CPU with AVX-512 BF16 and fp32 elsewhere (OpenBLAS on the model file's matrix, packed nowhere):
+    /// bf16 ran slower than fp32 on Intel's Emerald Rapids.
     static func packing(_ precision: Precision, shape index: Int) -> Precision {
-        precision == .int8 && index == 3 ? .bf16 : precision
+        guard precision == .int8, index == 3 else { return precision }
+        return feedForwardBF16 ? .bf16 : .fp32
     }
+
+    /// Whether int8's feed-forward product is bf16 on this CPU (else fp32).
+    static let feedForwardBF16 = CPU.isAMD && Precision.bf16.isSupported
 
     /// Bytes of one layer's packed matrices.
     static func bytesPerLayer(_ precision: Precision) -> Int {
@@ -58,7 +65,9 @@ struct ReducedWeights: @unchecked Sendable {
 
     /// The cache's name for the packing (its "kernel" field and file name): bump the number when it changes.
     static func cacheKind(_ precision: Precision) -> String {
-        "\(precision.rawValue)-panel\(panel(precision))-p\(precision == .int8 ? 2 : 1)"
+        let base = "\(precision.rawValue)-panel\(panel(precision))"
+        guard precision == .int8 else { return base + "-p1" }
+        return base + "-p2-ff" + packing(.int8, shape: 3).rawValue
     }
 
     /// Output columns per panel of the packing.
@@ -114,7 +123,7 @@ struct ReducedWeights: @unchecked Sendable {
                 let (n, k) = (shape == 0 ? d : shapes[shape].n, shapes[shape].k)
                 let packing = packing(precision, shape: shape)
                 switch packing {
-                case .fp32: preconditionFailure("fp32 has no packed copy")
+                case .fp32: break  // read from the model file
                 case .bf16:
                     let values = out.assumingMemoryBound(to: UInt16.self)
                     trove_bf16_pack(Int32(n), Int32(k), dense.weight, Int32(k), values)
