@@ -1,5 +1,6 @@
-// The int16 product's tiles for one instruction set: included twice by trove_int16.c (no include guard), with TARGET (the
-// function attribute), SUFFIX (the names' ending) and MULTIPLY_ADD(acc, x, w) (acc plus x and w's pairwise products, int32) set.
+// The int16 product's tiles for one instruction set: included twice by trove_int16.c (no include guard), with
+// TARGET (the function attribute), SUFFIX (the names' ending) and MULTIPLY_ADD(acc, x, w) (acc plus x and w's
+// pairwise products, as int32) set.
 
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)

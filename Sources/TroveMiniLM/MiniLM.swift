@@ -8,9 +8,9 @@ import Synchronization
 /// Embeddings and norms stay in the memory-mapped safetensors file. A batch of a few tokens (a query) multiplies the
 /// file's own layer matrices in place (`trove_sgemm_nt_avx2`, or `_avx512` where the row loops are AVX-512); a larger
 /// one uses them transposed and with Q, K, V concatenated (see `Weights`), mapped from a cache file beside the model
-/// (`WeightsCache`); on a CPU with AVX-512 BF16 it multiplies a bf16 copy packed for `trove_bf16_gemm` instead, on
-/// an AVX2 one without AVX-512 an int16 copy for `trove_int16_gemm` (`Precision`, `ReducedWeights`). One job, the forward pass: the product's three forms stay here because each layer
-/// picks one per batch. Sequences of a batch are packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
+/// (`WeightsCache`); on an AMD CPU with AVX-512 BF16 it multiplies a bf16 copy packed for `trove_bf16_gemm` instead,
+/// on an AVX2 one without AVX-512 an int16 copy for `trove_int16_gemm` (`Precision`, `ReducedWeights`). One job, the
+/// forward pass: the product's three forms stay here because each layer picks one per batch. Sequences of a batch are packed into one matrix (no padding): token-wise layers are one product over all tokens, attention runs per
 /// sequence and head. Several sequences run in parallel, each worker calling single-threaded OpenBLAS; a single one
 /// splits each product (and the heads) over the threads instead, its caller and partner threads that stay awake
 /// through the pass (`Lanes`).
@@ -368,15 +368,9 @@ import Synchronization
         case .fp32:
             // int8's feed-forward product where bf16 is slow: OpenBLAS on the model file's `[outer, inner]` matrix.
             precondition(file.count == 1, "an fp32 product of a packed copy reads one matrix of the model file")
-            let share = (outer / lanes + 7) / 8 * 8
-            split(lanes) { lane in
-                let first = lane * share
-                let count = min(share, outer - first)
-                guard count > 0 else { return }
-                BLAS.sgemm(
-                    CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(count), Int32(inner), 1, x, Int32(inner),
-                    file[0].weight + first * inner, Int32(inner), accumulate ? 1 : 0, out + first, Int32(outer))
-            }
+            gemm(
+                x, rows: rows, inner: inner, file[0].weight, outer: outer, into: out, beta: accumulate ? 1 : 0,
+                lanes: lanes, fileLayout: true)
         case .bf16:
             let a = reduced.scratch.assumingMemoryBound(to: UInt16.self)
             trove_bf16_rows(Int32(rows), Int32(inner), x, Int32(inner), a)
@@ -433,13 +427,13 @@ import Synchronization
         }
     }
 
-    /// `out = x · W + beta · out` where W is the pre-transposed `[inner, outer]` layout; with `lanes` > 1 each lane
-    /// multiplies its own block of W's columns. A one-query embedding streams all 42 MB of weights through these
-    /// products, more than one core's memory bandwidth carries in the time its arithmetic takes
-    /// (BENCHMARKS.md#query-embedding).
+    /// `out = x · W + beta · out` where W is the pre-transposed `[inner, outer]` layout (with `fileLayout`, the model
+    /// file's `[outer, inner]`, for int8's fp32 feed-forward product); with `lanes` > 1 each lane multiplies its own
+    /// block of W's columns. A one-query embedding streams all 42 MB of weights through these products, more than one
+    /// core's memory bandwidth carries in the time its arithmetic takes (BENCHMARKS.md#query-embedding).
     private func gemm(
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ weight: UnsafePointer<Float>, outer: Int,
-        into out: UnsafeMutablePointer<Float>, beta: Float, lanes: Int
+        into out: UnsafeMutablePointer<Float>, beta: Float, lanes: Int, fileLayout: Bool = false
     ) {
         // Blocks of whole 8-float vectors, so every lane's columns start aligned as the full product's do.
         let share = (outer / lanes + 7) / 8 * 8
@@ -448,8 +442,9 @@ import Synchronization
             let count = min(share, outer - first)
             guard count > 0 else { return }
             BLAS.sgemm(
-                CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(count), Int32(inner), 1, x,
-                Int32(inner), weight + first, Int32(outer), beta, out + first, Int32(outer))
+                CblasRowMajor, CblasNoTrans, fileLayout ? CblasTrans : CblasNoTrans, Int32(rows), Int32(count),
+                Int32(inner), 1, x, Int32(inner), fileLayout ? weight + first * inner : weight + first,
+                Int32(fileLayout ? inner : outer), beta, out + first, Int32(outer))
         }
     }
 

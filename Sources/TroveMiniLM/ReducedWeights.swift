@@ -60,7 +60,9 @@ struct ReducedWeights: @unchecked Sendable {
 
     /// Bytes of one layer's packed matrices.
     static func bytesPerLayer(_ precision: Precision) -> Int {
-        shapes.enumerated().reduce(0) { $0 + bytes(packing(precision, shape: $1.offset), n: $1.element.n, k: $1.element.k) }
+        shapes.enumerated().reduce(0) { sum, shape in
+            sum + bytes(packing(precision, shape: shape.offset), n: shape.element.n, k: shape.element.k)
+        }
     }
 
     /// The cache's name for the packing (its "kernel" field and file name): bump the number when it changes.
