@@ -22,7 +22,7 @@ func drain<Element>(_ stream: AsyncThrowingStream<Element, any Error>) async -> 
 }
 
 /// Waits (up to `seconds`) until `condition` holds, without blocking the cooperative pool.
-func eventually(seconds: Double = 30, _ condition: () -> Bool) async throws -> Bool {
+func eventually(seconds: Double = 120, _ condition: () -> Bool) async throws -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }

@@ -44,7 +44,7 @@ final class Child: @unchecked Sendable {  // the Process is only touched through
 }
 
 /// Polls `condition` every 20 ms for up to `seconds`; true once it holds.
-func eventually(within seconds: Double = 60, _ condition: () throws -> Bool) async -> Bool {
+func eventually(within seconds: Double = 240, _ condition: () throws -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if (try? condition()) == true { return true }

@@ -75,7 +75,7 @@ struct WorkerTests {
         let timedOut = Self.failure(try await Self.extract(Self.faulty, as: .pdf, with: service))
         #expect(timedOut?.kind == .timeout)
         // Generous: worker start and the confinement probe come first, and the test machine may be loaded.
-        #expect(ContinuousClock.now - started < .seconds(60))
+        #expect(ContinuousClock.now - started < .seconds(300))
         #expect(try await Self.nextFileExtracts(with: service))
     }
 

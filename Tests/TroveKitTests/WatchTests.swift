@@ -64,8 +64,9 @@ final class WatchRig: Sendable {
     var allPasses: [WatchPass] { passes.withLock { $0 } }
     var allNotices: [String] { notices.withLock { $0 } }
 
-    /// The first pass after the `count`th; fails the test after a minute (generous: the whole suite shares 2 cores).
-    func nextPass(after count: Int, within seconds: Double = 60) async throws -> WatchPass {
+    /// The first pass after the `count`th; fails the test after four minutes (generous: the whole suite shares 2
+    /// cores, and kept a pass waiting over a minute once).
+    func nextPass(after count: Int, within seconds: Double = 240) async throws -> WatchPass {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let pass = passes.withLock({ $0.count > count ? $0[count] : nil }) { return pass }
@@ -126,7 +127,7 @@ final class WatchRig: Sendable {
 
     /// Waits until a notice satisfies `condition`.
     func eventuallyNotice(_ condition: (String) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(240)
         while Date() < deadline {
             if allNotices.contains(where: condition) { return true }
             try? await Task.sleep(for: .milliseconds(20))
