@@ -47,7 +47,9 @@ struct AskTests {
         "tokens arrive one by one as the model writes them, then the sources, checks and warnings",
         arguments: StoreKind.available)
     func streamed(kind: StoreKind) async throws {
-        let rig = try await WebRig(kind: kind, chatDelayMilliseconds: 150)
+        // 400 ms a token: far apart enough that a reader kept waiting by a loaded machine still sees them in several
+        // reads (at 150 ms the whole suite on two cores once coalesced them into two).
+        let rig = try await WebRig(kind: kind, chatDelayMilliseconds: 400)
         let connection = try Self.startAsk(rig, #"{"question": "how do I ssh through the bastion?", "session": "web"}"#)
         let events = Self.events(connection)
         let tokens = events.filter { $0.name == "token" }
