@@ -128,7 +128,7 @@ modules() {
                 "$(module TroveStore)"
                 "$(module TroveKit Sources/TroveKit/Double+PlainText.swift Sources/TroveKit/Providers/Provider.swift \
                     Sources/TroveKit/Search/{SearchRequest,SearchRequest+Checks,SearchRequestError}.swift \
-                    Sources/TroveKit/Search/{SearchMode,FusionMethod,SearchHit,SearchFilter}.swift)"
+                    Sources/TroveKit/Search/{SearchMode,FusionMethod,SearchHit,SearchFilter,VectorScan}.swift)"
                 "$(module TroveOutput Sources/TroveOutput/OutputStyle.swift)"
             )
             echo "${objects[*]} $fts $scan"
