@@ -188,10 +188,17 @@ import Synchronization
         let qkv = Buffer(total * d3)
         let attention = Buffer(total * d)
         let context = Buffer(total * d)
-        let scores = Buffer(lanes * longest * longest)
-        let inverseSums = Buffer(lanes * longest)
         let middle = Buffer(Self.feedForwardRows * Self.intermediate)
-        defer { [h, qkv, attention, context, scores, inverseSums, middle].forEach { $0.free() } }
+        // A bf16 batch runs its heads in bf16 too (`trove_bf16_head`), and so does an int8 batch where its
+        // feed-forward product is bf16 (AMD), each lane with its own scratch (in floats); the others hold each lane's
+        // scores.
+        let short = total <= Self.inPlaceTokens && CPU.hasAVX2
+        let bf16Heads = !short && (precision == .bf16 || precision == .int8 && ReducedWeights.feedForwardBF16)
+        let headScratch = bf16Heads ? (trove_bf16_head_scratch(Int32(longest), Int32(Self.headSize)) + 1) / 2 : 0
+        let heads = Buffer(lanes * headScratch)
+        let scores = Buffer(bf16Heads ? 0 : lanes * longest * longest)
+        let inverseSums = Buffer(bf16Heads ? 0 : lanes * longest)
+        defer { [h, qkv, attention, context, scores, inverseSums, middle, heads].forEach { $0.free() } }
 
         // Embeddings: word + position + token type 0, then layer norm.
         var row = 0
@@ -210,7 +217,6 @@ import Synchronization
 
         // 1/√32, times log₂e: the softmax then takes powers of 2, which are cheaper than e^x.
         let scale = 1.442_695_04 / Float(Self.headSize).squareRoot()
-        let short = total <= Self.inPlaceTokens && CPU.hasAVX2
         let reduced = short || precision == .fp32 ? nil : Reduced(weights.reduced(precision), total: total)
         let copy = short || reduced != nil ? nil : weights.relaid()
         defer { reduced?.free() }
@@ -238,9 +244,17 @@ import Synchronization
                 split(lanes) { lane in
                     let scores = scores.pointer + lane * longest * longest
                     let inverseSums = inverseSums.pointer + lane * longest
+                    let scratch = UnsafeMutableRawPointer(heads.pointer + lane * headScratch)
+                        .assumingMemoryBound(to: UInt16.self)
                     for head in stride(from: lane, to: Self.headCount, by: lanes) {
                         let column = offset * d3 + head * Self.headSize
                         let out = context.pointer + offset * d + head * Self.headSize
+                        if bf16Heads {
+                            trove_bf16_head(
+                                Int32(n), Int32(Self.headSize), scale, qkv.pointer + column, qkv.pointer + column + d,
+                                qkv.pointer + column + 2 * d, Int32(d3), out, Int32(d), scratch)
+                            continue
+                        }
                         // A short batch (in place, so AVX2) multiplies its heads itself: OpenBLAS took ~5% of a
                         // query's CPU time setting up these 20×20×32 products.
                         if short {

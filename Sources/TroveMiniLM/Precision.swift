@@ -5,11 +5,12 @@ import TroveBLAS
 package enum Precision: String, CaseIterable, Sendable {
     /// fp32 throughout: OpenBLAS's sgemm on the re-laid-out copy.
     case fp32
-    /// Products in bf16 with fp32 sums (`VDPBF16PS`); everything else (norms, softmax, GELU, attention) in fp32.
+    /// Products in bf16 with fp32 sums (`VDPBF16PS`), the attention heads' too (`trove_bf16_head`: the softmax in
+    /// fp32, its weights rounded to bf16); everything else (norms, GELU) in fp32.
     case bf16
     /// Products in int8 with int32 sums (`VPDPBUSD`): weights per output column, activations per row, except the
     /// batch's 8 largest activation columns, which stay fp32 (`trove_int8.h`), and the feed-forward product, which is
-    /// bf16 or fp32 (`ReducedWeights.packing`); everything else in fp32.
+    /// bf16 or fp32 (`ReducedWeights.packing`), as are the attention heads; everything else in fp32.
     case int8
     /// Products in int16 (twelve bits used) with int32 sums (`VPMADDWD`), for AVX2 CPUs without AVX-512: weights per
     /// output column, activations per row (`trove_int16.h`); everything else in fp32.

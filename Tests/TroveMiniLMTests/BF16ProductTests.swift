@@ -5,9 +5,10 @@ import TroveBLAS
 
 import TroveTestTraits
 
-/// The bf16 products (`trove_bf16_pack`, `trove_bf16_rows`, `trove_bf16_gemm`) against Double arithmetic on the same
-/// bf16-rounded inputs, on shapes that leave every remainder of the kernel's six-row groups, 64-column panels and
-/// 16-column vectors, odd inner lengths (a zero pad) and the model's own 384 and 1536.
+/// The bf16 products (`trove_bf16_pack`, `trove_bf16_rows`, `trove_bf16_gemm`, and the attention head
+/// `trove_bf16_head`) against Double arithmetic on the same bf16-rounded inputs, on shapes that leave every remainder
+/// of the kernels' row groups, column panels and 16-column vectors, odd inner lengths (a zero pad) and the model's
+/// own 384 and 1536.
 @Suite("bf16 products", .offCooperativePool)
 struct BF16ProductTests {
     /// The value of a bf16.
@@ -91,6 +92,53 @@ struct BF16ProductTests {
                                 abs(Double(c[r * ldc + j]) - sum) < 1e-5 * (1 + abs(sum)),
                                 "m \(m) n \(n) k \(k) accumulate \(accumulate) from \(first), at \(r), \(j)")
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(
+        "an attention head: twelve-row tiles, 16- and 32-key blocks, every tail, head sizes 16 and 32",
+        .enabled(if: CPU.hasAVX512BF16, "this CPU has no AVX-512 BF16"))
+    func head() {
+        let scale = 1.442_695_04 / Float(32).squareRoot()
+        for d in [16, 32] {
+            for n in [1, 2, 3, 11, 12, 13, 16, 17, 24, 31, 32, 33, 47, 48, 49, 100, 199, 200, 257] {
+                // Q, K and V interleaved in each row, as a batch's qkv matrix holds them; out wider than a head.
+                let ld = 3 * d + 1, ldo = d + 3, sentinel: Float = -7
+                let qkv = (0..<(n * ld)).map { Float(3 * sin(Double($0) * 0.37) + cos(Double($0) * 0.011)) }
+                var out = [Float](repeating: sentinel, count: n * ldo)
+                var scratch = [UInt16](repeating: 0xFFFF, count: trove_bf16_head_scratch(Int32(n), Int32(d)))
+                qkv.withUnsafeBufferPointer { qkv in
+                    let q = qkv.baseAddress!
+                    trove_bf16_head(Int32(n), Int32(d), scale, q, q + d, q + 2 * d, Int32(ld), &out, Int32(ldo), &scratch)
+                }
+                let rounded = qkv.map { Self.float(trove_bf16_round($0)) }
+                for i in 0..<n {
+                    let scores = (0..<n).map { j in
+                        Double(scale) * (0..<d).reduce(0.0) { $0 + rounded[i * ld + $1] * rounded[j * ld + d + $1] }
+                    }
+                    let largest = scores.max()!
+                    let powers = scores.map { Foundation.exp2($0 - largest) }
+                    let total = powers.reduce(0, +)
+                    for c in 0..<ldo {
+                        guard c < d else {
+                            #expect(out[i * ldo + c] == sentinel, "n \(n) d \(d): wrote past the head at \(i), \(c)")
+                            continue
+                        }
+                        var expected = 0.0, bound = 0.0
+                        for j in 0..<n {
+                            let value = rounded[j * ld + 2 * d + c]
+                            expected += powers[j] * value
+                            // The weights are rounded to bf16 (half a unit, either way at a tie) from fp32 powers.
+                            let weight = Self.float(trove_bf16_round(Float(powers[j])))
+                            bound += (abs(weight - powers[j]) + 1e-5 * powers[j]) * abs(value)
+                        }
+                        let found = Double(out[i * ldo + c])
+                        #expect(
+                            abs(found - expected / total) <= bound / total + 1e-5,
+                            "n \(n) d \(d) at \(i), \(c): \(found) against \(expected / total) ± \(bound / total)")
                     }
                 }
             }

@@ -36,4 +36,13 @@ void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out);
 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
                      int ldc);
 
+/// One attention head of a batch's long sequence in bf16 (its two products of n×n×d ran in fp32 through OpenBLAS, a
+/// fifth of a bf16 batch's time): `out` (n×d, row stride ldo) = softmax(scale · Q · Kᵀ, in powers of 2) · V, where
+/// row i of Q, K and V (d floats, d 16 or 32) starts at q, k and v + i·ld. Q, K, V and the softmax's weights are
+/// rounded to bf16, every sum is fp32; twelve rows at a time go through their scores, softmax and mix while they are
+/// in L1. `scratch` holds `trove_bf16_head_scratch(n, d)` values. AVX-512 BF16 only (the caller checks).
+size_t trove_bf16_head_scratch(int n, int d);
+void trove_bf16_head(int n, int d, float scale, const float *q, const float *k, const float *v, int ld, float *out,
+                     int ldo, uint16_t *scratch);
+
 #endif
