@@ -26,6 +26,9 @@ package final class MCPTools: Sendable {
     let settings: Settings
     /// The index once opened: the vectors and the embedder stay loaded for every later call.
     private let opened = Mutex<TroveIndex?>(nil)
+    /// `warmUp` was asked for: an index that only appears later (the server started before the first `trove index`)
+    /// is warmed when a call opens it, so its searches scan as a warm process's do.
+    private let warm = Atomic<Bool>(false)
 
     package init(_ settings: Settings) { self.settings = settings }
 
@@ -35,13 +38,17 @@ package final class MCPTools: Sendable {
             if let index { return index }
             let fresh = try TroveIndex(opening: settings.configuration)
             index = fresh
+            if warm.load(ordering: .acquiring) { Task { try? await fresh.warmUp() } }
             return fresh
         }
     }
 
-    /// Loads the vectors (and a built-in model) before the first call, when there is an index; a problem is left for
-    /// the calls to report.
-    package func warmUp() async { try? await index().warmUp() }
+    /// Loads the vectors (and a built-in model) before the first call, when there is an index, or when a later call
+    /// opens one; a problem is left for the calls to report.
+    package func warmUp() async {
+        warm.store(true, ordering: .releasing)
+        try? await index().warmUp()
+    }
 
     /// Runs tool `name`. Unknown tools are a protocol error; everything else the tool's own result.
     func call(_ name: String, arguments: JSON) async throws -> JSON {
