@@ -1,7 +1,5 @@
 #include "trove_bf16.h"
 
-#include <string.h>
-
 static int up(int x, int to) { return (x + to - 1) / to * to; }
 
 /// Rows per tile: 12 rows × 2 vectors of sums in 24 of the 32 registers.
@@ -144,8 +142,8 @@ static BF16 inline __attribute__((always_inline)) __m512 exp2_ps(__m512 x) {
     return _mm512_scalef_ps(p, n);
 }
 
-/// Row r of `scores` (n floats) → 2^(x − its largest) in bf16 (np values, the pad a zero); returns 1 / their sum
-/// (taken in fp32, before the rounding).
+/// One row of scores (n floats) → 2^(x − the row's largest) in bf16 (np values, the pad a zero); returns 1 / their
+/// sum (taken in fp32, before the rounding).
 static BF16 float softmax_row(int n, int np, const float *scores, uint16_t *weights) {
     __m512 largest = _mm512_set1_ps(-__builtin_inff());
     for (int j = 0; j < n; j += KEYS) {
@@ -208,7 +206,7 @@ BF16 void trove_bf16_head(int n, int d, float scale, const float *q, const float
 
 #else
 
-// Other architectures never call these (the caller checks the CPU); they exist so that the package links.
+// Other architectures never call this (the caller checks the CPU); it exists so that the package links.
 void trove_bf16_head(int n, int d, float scale, const float *q, const float *k, const float *v, int ld,
                      float *out, int ldo, uint16_t *scratch) {
     __builtin_trap();
