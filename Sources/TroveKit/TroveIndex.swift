@@ -76,7 +76,7 @@ public actor TroveIndex {
         // The embedding is a round trip to the model server (or seconds of BLAS): load the vectors meanwhile.
         let text = retriever.manifest.queryPrefix + request.query
         async let raw = embedder.embed([text])
-        let loaded = Result { try retriever.prepareVectors(for: request.scan) }
+        let loaded = Result { try retriever.prepareVectors(for: request.scan, aside: true) }
         let vector = try retriever.checkedQuery(try await raw.first, model: embedder.model)
         _ = try loaded.get()
         // A cancelled search (an MCP client gave up on it) stops before ranking.
@@ -87,7 +87,7 @@ public actor TroveIndex {
     /// Loads the vectors, and the built-in model when the index uses it, so the first search does not pay for them
     /// (`trove serve`, `trove mcp`, `trove web`). An Ollama model is not touched: it loads on the server's side.
     /// From here on this process counts as warm: a large index's default searches scan the int8 copy, built now
-    /// (and again after a reload, by the first search that needs it).
+    /// (and again after a reload, aside, started by the first search, which scans exactly meanwhile).
     public func warmUp() async throws {
         automaticScan.warm = true
         let retriever = try currentRetriever()

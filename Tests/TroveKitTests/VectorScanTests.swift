@@ -66,6 +66,29 @@ struct VectorScanTests {
         }
     }
 
+    @Test("after the index changes, a warm index's next search scans exactly and the copy is rebuilt aside")
+    func rebuiltAside() async throws {
+        let index = try TroveIndex(opening: configuration)
+        await index.scanInt8(fromFloats: 1)
+        try await index.warmUp()
+        #expect(await index.holdsInt8Copy())
+        // Another writer adds a folder: the next search reloads the vectors, and with them a copy to build.
+        try folder.write("more/tea.md", "# Tea\n\nSteep green tea at 80 degrees for two minutes.\n")
+        let writer = try TroveIndex(opening: configuration)
+        for try await _ in try await writer.index(IndexOptions(roots: [folder.path + "/more"])) {}
+        let request = SearchRequest(query: "green tea temperature", mode: .vector, limit: 5)
+        let first = try await ranked(index, request, .automatic)
+        #expect(first.first?.first == "tea.md")
+        #expect(first == (try await ranked(index, request, .exact)))
+        // Built on its own thread, without another search asking.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !(await index.holdsInt8Copy()), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await index.holdsInt8Copy(), "the copy was not rebuilt after the index changed")
+        #expect(try await ranked(index, request, .automatic) == first)
+    }
+
     @Test("below the threshold, or cold (a one-shot search), the default scans exactly and builds no copy")
     func exactBelowThresholdOrCold() async throws {
         let warm = try TroveIndex(opening: configuration)

@@ -51,7 +51,7 @@ public final class Retriever {
         // The embedding is a round trip to the model server; load the vectors meanwhile instead of after it.
         let text = manifest.queryPrefix + request.query
         async let raw = embedder.embed([text])
-        let loaded: Result<Void, any Error> = Result { try prepareVectors(for: request.scan) }
+        let loaded: Result<Void, any Error> = Result { try prepareVectors(for: request.scan, aside: true) }
         let vector = try checkedQuery(try await raw.first, model: embedder.model)
         _ = try loaded.get()
         return try search(request, queryVector: vector)
@@ -223,9 +223,12 @@ public final class Retriever {
     }
 
     /// Readies the vectors for ranking: loads a snapshot store's matrix (from its flat cache file when that is
-    /// current), and builds its int8 copy when a search asking for `scan` would scan it (`automaticScan` deciding);
-    /// nothing for a store that ranks in its own queries.
-    public func prepareVectors(for scan: VectorScan) throws { try vectors.prepare(scan, automaticScan) }
+    /// current), and builds its int8 copy when a search asking for `scan` would scan it (`automaticScan` deciding),
+    /// `aside` on another thread for `.automatic`, whose searches scan exactly until it is built; nothing for a store
+    /// that ranks in its own queries.
+    public func prepareVectors(for scan: VectorScan, aside: Bool = false) throws {
+        try vectors.prepare(scan, automaticScan, aside: aside)
+    }
 
     /// Whether the snapshot's int8 copy is built (tests).
     package var holdsInt8Copy: Bool { (vectors as? MatrixRanking)?.holdsInt8Copy ?? false }
