@@ -1,4 +1,6 @@
 import CTroveScan
+import Dispatch
+import Synchronization
 import TroveBLAS
 
 /// Approximate-then-exact ranking: an int8 copy of the matrix (a quarter of the bytes) is scanned first, and its
@@ -52,8 +54,11 @@ package struct QuantizedSearcher: Sendable {
     }
 
     /// The best `k` rows for a unit-length query, exact scores, best first (ties by ascending id); only rows
-    /// `allowed` permits (all when nil) and scoring at least `minScore`.
-    package func search(query: [Float], k: Int, minScore: Float = -.infinity, allowed: RowMask? = nil) -> [ScoredRow] {
+    /// `allowed` permits (all when nil) and scoring at least `minScore`. `threads` (default: BLAS's thread count)
+    /// is exposed for the tests.
+    package func search(
+        query: [Float], k: Int, minScore: Float = -.infinity, allowed: RowMask? = nil, threads: Int? = nil
+    ) -> [ScoredRow] {
         let n = matrix.count
         let d = matrix.dimension
         precondition(query.count == d, "query has \(query.count) dimensions, expected \(d)")
@@ -61,30 +66,26 @@ package struct QuantizedSearcher: Sendable {
         guard k > 0, n > 0, d > 0 else { return [] }
         let (queryCodes, queryScale) = Self.quantized(query)
 
-        // Approximate pass: integer dot products, then the row and query scales.
-        var candidates = TopK(capacity: Swift.min(n, k + rescoreDepth))
-        let block = 4096
-        var sums = [Int32](repeating: 0, count: block)
-        var scores = [Float](repeating: 0, count: block)
-        codes.withUnsafeBufferPointer { codes in
-            queryCodes.withUnsafeBufferPointer { q in
-                scales.withUnsafeBufferPointer { scales in
-                    scores.withUnsafeMutableBufferPointer { scores in
-                        var start = 0
-                        while start < n {
-                            let rows = Swift.min(block, n - start)
-                            ScanKernel.best.scoreInt8(
-                                rows: codes.baseAddress! + start * d, count: rows, dimension: d, query: q.baseAddress!,
-                                into: &sums)
-                            for r in 0..<rows { scores[r] = Float(sums[r]) * scales[start + r] * queryScale }
-                            // Row positions serve as ids here; the exact pass maps them to row ids.
-                            for r in 0..<rows where allowed?[start + r] ?? true {
-                                candidates.offer(ScoredRow(id: Int64(start + r), score: scores[r]))
-                            }
-                            start += rows
-                        }
-                    }
-                }
+        // Approximate pass: integer dot products, then the row and query scales; split into one part per thread as
+        // the exact scan is (`VectorSearcher.parts`, counting a row of codes as d/4 floats' bytes), each part with
+        // its own candidates, merged: the same candidates as one pass, the order being total (score, then row).
+        let capacity = Swift.min(n, k + rescoreDepth)
+        let parts = VectorSearcher.parts(
+            rows: n, dimension: Swift.max(1, d / 4), threads: threads ?? BLASRuntime.threadCount)
+        var candidates = TopK(capacity: capacity)
+        if parts == 1 {
+            candidates = approximate(
+                rows: 0..<n, query: queryCodes, scale: queryScale, allowed: allowed, capacity: capacity)
+        } else {
+            let found = Mutex([TopK](repeating: TopK(capacity: 0), count: parts))
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let rows = (n * part / parts)..<(n * (part + 1) / parts)
+                let top = approximate(
+                    rows: rows, query: queryCodes, scale: queryScale, allowed: allowed, capacity: capacity)
+                found.withLock { $0[part] = top }
+            }
+            for part in found.withLock({ $0 }) {
+                for row in part.heap { candidates.offer(row) }
             }
         }
         // Exact pass over the candidates only, with the exact scan's kernel: the same scores as exact search.
@@ -95,5 +96,33 @@ package struct QuantizedSearcher: Sendable {
             if score >= minScore { top.offer(ScoredRow(id: matrix.rowIDs[row], score: score)) }
         }
         return top.sortedBestFirst()
+    }
+
+    /// The best `capacity` of `rows` by their int8 scores (row positions as ids), scored 4096 rows at a time.
+    private func approximate(rows: Range<Int>, query: [Int8], scale: Float, allowed: RowMask?, capacity: Int) -> TopK {
+        let d = matrix.dimension
+        var candidates = TopK(capacity: Swift.min(capacity, rows.count))
+        let block = Swift.min(4096, rows.count)
+        var sums = [Int32](repeating: 0, count: block)
+        codes.withUnsafeBufferPointer { codes in
+            query.withUnsafeBufferPointer { q in
+                scales.withUnsafeBufferPointer { scales in
+                    var start = rows.lowerBound
+                    while start < rows.upperBound {
+                        let count = Swift.min(block, rows.upperBound - start)
+                        ScanKernel.best.scoreInt8(
+                            rows: codes.baseAddress! + start * d, count: count, dimension: d, query: q.baseAddress!,
+                            into: &sums)
+                        // Row positions serve as ids here; the exact pass maps them to row ids.
+                        for r in 0..<count where allowed?[start + r] ?? true {
+                            let score = Float(sums[r]) * scales[start + r] * scale
+                            candidates.offer(ScoredRow(id: Int64(start + r), score: score))
+                        }
+                        start += count
+                    }
+                }
+            }
+        }
+        return candidates
     }
 }

@@ -50,6 +50,29 @@ struct QuantizedSearcherTests {
         #expect(zip(hits, exact).allSatisfy { abs($0.score - $1.score) < 1e-5 })
     }
 
+    @Test("split over threads, the pass keeps the very candidates of one pass: the same hits, masked or not")
+    func split() {
+        var rng = SplitMix64(seed: 11)
+        let n = 30_001  // parts of 7,500 rows at least: split two or three ways at 384 dimensions
+        let d = 384
+        let matrix = VectorMatrix(
+            dimension: d, rowIDs: (0..<n).map { Int64($0 * 3) },
+            values: (0..<n).flatMap { _ in rng.unitVector(dimension: d) })
+        #expect(VectorSearcher.parts(rows: n, dimension: d / 4, threads: 3) == 3)
+        let quantized = QuantizedSearcher(matrix: matrix)
+        let allowed = RowMask((0..<n).map { $0 % 5 != 0 })
+        for _ in 0..<10 {
+            let query = rng.unitVector(dimension: d)
+            for mask in [nil, allowed] {
+                let one = quantized.search(query: query, k: 50, allowed: mask, threads: 1)
+                #expect(one.count == 50)
+                for threads in [2, 3] {
+                    #expect(quantized.search(query: query, k: 50, allowed: mask, threads: threads) == one)
+                }
+            }
+        }
+    }
+
     @Test("NaN and infinity in a mapped matrix code as 0 or ±127, and leave the row's scale to its finite values")
     func nonFiniteValues() {
         let matrix = VectorMatrix(
