@@ -100,7 +100,6 @@ final class MatrixRanking: VectorRanking {
         for id in chunkIDs { scores[id] = matrix.score(ofID: id, query: query) }
         return scores
     }
-
 }
 
 /// A matrix's int8 copy: built on the caller's thread or on a thread of its own, once.
