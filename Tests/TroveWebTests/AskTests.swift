@@ -50,6 +50,10 @@ struct AskTests {
         // 400 ms a token: far apart enough that a reader kept waiting by a loaded machine still sees them in several
         // reads (at 150 ms the whole suite on two cores once coalesced them into two).
         let rig = try await WebRig(kind: kind, chatDelayMilliseconds: 400)
+        // Three sentences, ~14 s of answer: for them all to reach the reader in one read, the whole suite on two
+        // cores would have to hold the answer's consumer for all of it (it once held a 5 s answer).
+        let sentence = "Use the bastion host as a jump host for every ssh session [1]."
+        rig.ollama.streaming.reply = [sentence, sentence, sentence].joined(separator: " ")
         let connection = try Self.startAsk(rig, #"{"question": "how do I ssh through the bastion?", "session": "web"}"#)
         let events = Self.events(connection)
         let tokens = events.filter { $0.name == "token" }
@@ -59,7 +63,7 @@ struct AskTests {
         #expect((tokens.first?.read ?? 0) < (events.last?.read ?? 0))
         let done = try #require(events.last { $0.name == "done" }?.data)
         #expect(done["mode"] == "generated")
-        #expect(done["answer"] == "Use the bastion host as a jump host for every ssh session [1].")
+        #expect(done["answer"] == .string(rig.ollama.streaming.reply))
         #expect(done["sources"]?.arrayValue?.first?["path"] == .string(rig.notes + "/ssh.md"))
         #expect(done["warnings"] == [])
         #expect(done["interrupted"] == false)
@@ -74,6 +78,10 @@ struct AskTests {
     @Test("closing the stream (Stop) cancels the answer on the server, stored as interrupted")
     func stop() async throws {
         let rig = try await WebRig(chatDelayMilliseconds: 300)
+        // An answer of ~100 s: even if a loaded machine holds its first token back for a while (the whole suite once
+        // held a 4 s answer until its end), the client still closes long before the model is done.
+        rig.ollama.streaming.reply = Array(repeating: "Use the bastion host as a jump host [1].", count: 40)
+            .joined(separator: " ")
         let connection = try Self.startAsk(
             rig, #"{"question": "how do I ssh through the bastion?", "session": "stopped"}"#)
         let first = Self.events(connection) { $0 == "token" }
