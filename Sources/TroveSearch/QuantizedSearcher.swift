@@ -1,6 +1,4 @@
 import CTroveScan
-import Dispatch
-import Synchronization
 import TroveBLAS
 
 /// Approximate-then-exact ranking: an int8 copy of the matrix (a quarter of the bytes) is scanned first, and its
@@ -72,21 +70,8 @@ package struct QuantizedSearcher: Sendable {
         let capacity = Swift.min(n, k + rescoreDepth)
         let parts = VectorSearcher.parts(
             rows: n, dimension: Swift.max(1, d / 4), threads: threads ?? BLASRuntime.threadCount)
-        var candidates = TopK(capacity: capacity)
-        if parts == 1 {
-            candidates = approximate(
-                rows: 0..<n, query: queryCodes, scale: queryScale, allowed: allowed, capacity: capacity)
-        } else {
-            let found = Mutex([TopK](repeating: TopK(capacity: 0), count: parts))
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let rows = (n * part / parts)..<(n * (part + 1) / parts)
-                let top = approximate(
-                    rows: rows, query: queryCodes, scale: queryScale, allowed: allowed, capacity: capacity)
-                found.withLock { $0[part] = top }
-            }
-            for part in found.withLock({ $0 }) {
-                for row in part.heap { candidates.offer(row) }
-            }
+        let candidates = TopK.merged(rows: n, parts: parts, capacity: capacity) { rows in
+            approximate(rows: rows, query: queryCodes, scale: queryScale, allowed: allowed, capacity: capacity)
         }
         // Exact pass over the candidates only, with the exact scan's kernel: the same scores as exact search.
         var top = TopK(capacity: Swift.min(k, n))

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// The best `capacity` rows seen so far, kept in a min-heap whose root is the worst kept row.
 ///
 /// A heap of k costs O(log k) only for rows that beat the current k-th best; every other row is one
@@ -93,5 +96,21 @@ struct TopK {
             parent = worst
         }
         heap[parent] = row
+    }
+
+    /// The best `capacity` of rows `0..<count`, split into `parts` ranges each selected by `select` on a thread of its
+    /// own and merged: the same rows as one pass, because ranking is a total order (score, then id).
+    static func merged(rows count: Int, parts: Int, capacity: Int, _ select: @Sendable (Range<Int>) -> TopK) -> TopK {
+        guard parts > 1 else { return select(0..<count) }
+        let found = Mutex([TopK](repeating: TopK(capacity: 0), count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let top = select((count * part / parts)..<(count * (part + 1) / parts))
+            found.withLock { $0[part] = top }
+        }
+        var top = TopK(capacity: capacity)
+        for part in found.withLock({ $0 }) {
+            for row in part.heap { top.offer(row) }
+        }
+        return top
     }
 }

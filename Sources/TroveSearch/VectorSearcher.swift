@@ -1,5 +1,3 @@
-import Dispatch
-import Synchronization
 import TroveBLAS
 
 /// Exact cosine ranking over a `VectorMatrix` with BLAS.
@@ -59,21 +57,8 @@ package struct VectorSearcher: Sendable {
         let block = Swift.min(n, Swift.max(1, blockRows))
         let threads = threads ?? BLASRuntime.threadCount
         let parts = kernel == .blas ? 1 : Self.parts(rows: n, dimension: d, threads: threads)
-        guard parts > 1 else {
-            let top = scan(
-                rows: 0..<n, query: query, k: k, minScore: minScore, allowed: allowed, block: block, kernel: kernel)
-            return top.sortedBestFirst()
-        }
-        let found = Mutex([TopK](repeating: TopK(capacity: 0), count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let rows = (n * part / parts)..<(n * (part + 1) / parts)
-            let top = scan(
-                rows: rows, query: query, k: k, minScore: minScore, allowed: allowed, block: block, kernel: kernel)
-            found.withLock { $0[part] = top }
-        }
-        var top = TopK(capacity: Swift.min(k, n))
-        for part in found.withLock({ $0 }) {
-            for row in part.heap { top.offer(row) }
+        let top = TopK.merged(rows: n, parts: parts, capacity: Swift.min(k, n)) { rows in
+            scan(rows: rows, query: query, k: k, minScore: minScore, allowed: allowed, block: block, kernel: kernel)
         }
         return top.sortedBestFirst()
     }
