@@ -30,6 +30,11 @@ import Synchronization
     /// every call, and at 20 tokens they were even (one thread, BENCHMARKS.md#query-embedding); at 48 the copy was 1.4×
     /// faster.
     static let inPlaceTokens = 32
+    /// Tokens per `forward` batch at most (one sequence may be longer): 1024 tokens keep a batch's q, k and v (4.7 MB)
+    /// in the caches while the heads read them. On Zen 4 (one thread, 96 chunks of 200 tokens) batches of 4096 tokens
+    /// (19 MB of q, k and v) ran bf16 at 32.8–33.9 chunks/s and int8 at 37.6–38.2, batches of 1024 at 37.1–37.4 and
+    /// 41.4–42.6, and fp32 at 17.1–17.4 and 18.1 (BENCHMARKS.md#reduced-precision).
+    static let batchTokens = 1024
     /// Feed-forward rows per block: 128 repacked the weights too often (~10% slower); 512 rows is 3 MB of activations.
     static let feedForwardRows = 512
 
@@ -157,10 +162,9 @@ import Synchronization
                 var start = 0
                 let group = groups[worker]
                 while start < group.count {
-                    // Batches of up to 4096 tokens keep every buffer in a few MB.
                     var end = start
                     var total = 0
-                    while end < group.count, end == start || total + tokens[group[end]].count <= 4096 {
+                    while end < group.count, end == start || total + tokens[group[end]].count <= MiniLM.batchTokens {
                         total += tokens[group[end]].count
                         end += 1
                     }
