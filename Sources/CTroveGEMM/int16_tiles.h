@@ -9,7 +9,8 @@
 /// R rows of A (pairs at a, row stride kp) against one packed panel (`kq` pairs deep) into C's columns 0..<columns.
 static TARGET inline __attribute__((always_inline)) void NAME(tile)(int R, int kq, const int16_t *a, int kp,
                                                                     const float *rowScales, const int16_t *panel,
-                                                                    int columns, int accumulate, float *c, int ldc) {
+                                                                    int columns, const float *bias, float *c,
+                                                                    int ldc) {
     __m256 sums[6][2];
     for (int r = 0; r < R; r++) sums[r][0] = sums[r][1] = _mm256_setzero_ps();
     for (int start = 0; start < kq; start += BLOCK) {
@@ -39,7 +40,7 @@ static TARGET inline __attribute__((always_inline)) void NAME(tile)(int R, int k
         for (int r = 0; r < R; r++) {
             float *out = c + (size_t)r * ldc + 8 * v;
             __m256 sum = _mm256_mul_ps(_mm256_mul_ps(sums[r][v], columnScales), _mm256_set1_ps(rowScales[r]));
-            if (accumulate) sum = _mm256_add_ps(sum, _mm256_maskload_ps(out, mask));
+            if (bias) sum = _mm256_add_ps(sum, _mm256_maskload_ps(bias + 8 * v, mask));
             _mm256_maskstore_ps(out, mask, sum);
         }
     }
@@ -47,26 +48,27 @@ static TARGET inline __attribute__((always_inline)) void NAME(tile)(int R, int k
 
 #define TILE(R)                                                                                                       \
     static TARGET void NAME(tile_##R)(int kq, const int16_t *a, int kp, const float *rowScales,                      \
-                                      const int16_t *panel, int columns, int accumulate, float *c, int ldc) {        \
-        NAME(tile)(R, kq, a, kp, rowScales, panel, columns, accumulate, c, ldc);                                      \
+                                      const int16_t *panel, int columns, const float *bias, float *c, int ldc) {     \
+        NAME(tile)(R, kq, a, kp, rowScales, panel, columns, bias, c, ldc);                                            \
     }
 TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6)
 #undef TILE
 
 static TARGET void NAME(visit)(const void *context, int i, int rows, int panel, int columns) {
-    static void (*const tiles[7])(int, const int16_t *, int, const float *, const int16_t *, int, int, float *,
-                                  int) = {0,           NAME(tile_1), NAME(tile_2), NAME(tile_3),
+    static void (*const tiles[7])(int, const int16_t *, int, const float *, const int16_t *, int, const float *,
+                                  float *, int) = {0,           NAME(tile_1), NAME(tile_2), NAME(tile_3),
                                           NAME(tile_4), NAME(tile_5), NAME(tile_6)};
     const struct product *p = context;
     int kp = 2 * p->kq;
     tiles[rows](p->kq, p->a + (size_t)i * kp, kp, p->scales + i,
-                (const int16_t *)(p->packed + panel * panel_bytes(kp)), columns, p->accumulate,
+                (const int16_t *)(p->packed + panel * panel_bytes(kp)), columns,
+                p->bias ? p->bias + panel * TROVE_INT16_PANEL : 0,
                 p->c + (size_t)i * p->ldc + panel * TROVE_INT16_PANEL, p->ldc);
 }
 
 TARGET void NAME(trove_int16_gemm)(int m, int n, int k, const int16_t *a, const float *scales, const void *packed,
-                                   int accumulate, float *c, int ldc) {
-    struct product p = {a, scales, packed, pairs(k), accumulate, ldc, c};
+                                   const float *bias, float *c, int ldc) {
+    struct product p = {a, scales, bias, packed, pairs(k), ldc, c};
     trove_walk_panels(m, n, TROVE_INT16_PANEL, panel_bytes(k), NAME(visit), &p);
 }
 

@@ -54,7 +54,7 @@ BF16 void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out) 
 
 /// R rows of A (pairs at a, row stride kp) against one packed panel (`pairs` deep) into C's columns 0..<columns.
 static BF16 inline __attribute__((always_inline)) void tile(int R, int pairs, const uint16_t *a, int kp,
-                                                             const uint16_t *panel, int columns, int accumulate,
+                                                             const uint16_t *panel, int columns, const float *bias,
                                                              float *c, int ldc) {
     __m512 acc[6][4];
     for (int r = 0; r < R; r++)
@@ -77,7 +77,7 @@ static BF16 inline __attribute__((always_inline)) void tile(int R, int pairs, co
         for (int r = 0; r < R; r++) {
             float *out = c + (size_t)r * ldc + 16 * v;
             __m512 sum = acc[r][v];
-            if (accumulate) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, out));
+            if (bias) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, bias + 16 * v));
             _mm512_mask_storeu_ps(out, mask, sum);
         }
     }
@@ -85,8 +85,8 @@ static BF16 inline __attribute__((always_inline)) void tile(int R, int pairs, co
 
 #define TILE(R)                                                                                                       \
     static BF16 void tile_##R(int pairs, const uint16_t *a, int kp, const uint16_t *panel, int columns,             \
-                              int accumulate, float *c, int ldc) {                                                    \
-        tile(R, pairs, a, kp, panel, columns, accumulate, c, ldc);                                                    \
+                              const float *bias, float *c, int ldc) {                                                 \
+        tile(R, pairs, a, kp, panel, columns, bias, c, ldc);                                                          \
     }
 TILE(1)
 TILE(2)
@@ -98,21 +98,23 @@ TILE(6)
 /// One product's operands, for the walk's visits.
 struct product {
     const uint16_t *a, *packed;
-    int kp, accumulate, ldc;
+    const float *bias;
+    int kp, ldc;
     float *c;
 };
 
 static BF16 void visit(const void *context, int i, int rows, int panel, int columns) {
-    static void (*const tiles[7])(int, const uint16_t *, int, const uint16_t *, int, int, float *, int) = {
+    static void (*const tiles[7])(int, const uint16_t *, int, const uint16_t *, int, const float *, float *, int) = {
         0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
     const struct product *p = context;
     tiles[rows](p->kp / 2, p->a + (size_t)i * p->kp, p->kp, p->packed + (size_t)panel * TROVE_BF16_PANEL * p->kp,
-                columns, p->accumulate, p->c + (size_t)i * p->ldc + panel * TROVE_BF16_PANEL, p->ldc);
+                columns, p->bias ? p->bias + panel * TROVE_BF16_PANEL : 0,
+                p->c + (size_t)i * p->ldc + panel * TROVE_BF16_PANEL, p->ldc);
 }
 
-BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
-                          int ldc) {
-    struct product p = {a, packed, even(k), accumulate, ldc, c};
+BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
+                          float *c, int ldc) {
+    struct product p = {a, packed, bias, even(k), ldc, c};
     trove_walk_panels(m, n, TROVE_BF16_PANEL, (size_t)TROVE_BF16_PANEL * even(k) * 2, visit, &p);
 }
 
@@ -120,7 +122,7 @@ BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t
 
 // Other architectures never call these (the caller checks the CPU); they exist so that the package links.
 void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out) { __builtin_trap(); }
-void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
+void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias, float *c,
                      int ldc) {
     __builtin_trap();
 }

@@ -87,9 +87,9 @@ AVX2 void trove_int16_rows(int m, int k, const float *a, int lda, int16_t *out, 
 /// One int16 product's operands, for the walk's visits.
 struct product {
     const int16_t *a;
-    const float *scales;
+    const float *scales, *bias;
     const char *packed;
-    int kq, accumulate, ldc;
+    int kq, ldc;
     float *c;
 };
 
@@ -113,11 +113,11 @@ struct product {
 // Other architectures never call these (the caller checks the CPU); they exist so that the package links.
 void trove_int16_rows(int m, int k, const float *a, int lda, int16_t *out, float *scales) { __builtin_trap(); }
 void trove_int16_gemm_avx2(int m, int n, int k, const int16_t *a, const float *scales, const void *packed,
-                           int accumulate, float *c, int ldc) {
+                           const float *bias, float *c, int ldc) {
     __builtin_trap();
 }
 void trove_int16_gemm_avxvnni(int m, int n, int k, const int16_t *a, const float *scales, const void *packed,
-                              int accumulate, float *c, int ldc) {
+                              const float *bias, float *c, int ldc) {
     __builtin_trap();
 }
 

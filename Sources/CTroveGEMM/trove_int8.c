@@ -108,7 +108,7 @@ static VNNI inline __attribute__((always_inline)) void tile(int R, int kq, const
                                                              const float *rowScales, const float *rowOffsets,
                                                              int count, const float *kept, const float *outliers,
                                                              int ldo, const int8_t *panel, int columns,
-                                                             int accumulate, float *c, int ldc) {
+                                                             const float *bias, float *c, int ldc) {
     __m512i acc[6][4];
     for (int r = 0; r < R; r++)
         for (int v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_si512();
@@ -138,7 +138,7 @@ static VNNI inline __attribute__((always_inline)) void tile(int R, int kq, const
             for (int o = 0; o < count; o++)
                 sum = _mm512_fmadd_ps(_mm512_set1_ps(kept[(size_t)r * count + o]),
                                       _mm512_maskz_loadu_ps(mask, outliers + (size_t)o * ldo + 16 * v), sum);
-            if (accumulate) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, out));
+            if (bias) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, bias + 16 * v));
             _mm512_mask_storeu_ps(out, mask, sum);
         }
     }
@@ -147,36 +147,36 @@ static VNNI inline __attribute__((always_inline)) void tile(int R, int kq, const
 #define TILE(R)                                                                                                       \
     static VNNI void tile_##R(int kq, const uint8_t *a, int kp, const float *rowScales, const float *rowOffsets,    \
                               int count, const float *kept, const float *outliers, int ldo, const int8_t *panel,    \
-                              int columns, int accumulate, float *c, int ldc) {                                      \
-        tile(R, kq, a, kp, rowScales, rowOffsets, count, kept, outliers, ldo, panel, columns, accumulate, c, ldc);   \
+                              int columns, const float *bias, float *c, int ldc) {                                   \
+        tile(R, kq, a, kp, rowScales, rowOffsets, count, kept, outliers, ldo, panel, columns, bias, c, ldc);         \
     }
 TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6)
 
 /// One int8 product's operands and quantization, for the walk's visits.
 struct product {
     const uint8_t *a;
-    const float *scales, *offsets, *kept, *outliers;
+    const float *scales, *offsets, *kept, *outliers, *bias;
     const int8_t *packed;
-    int kq, count, ldo, accumulate, ldc;
+    int kq, count, ldo, ldc;
     float *c;
 };
 
 static VNNI void visit(const void *context, int i, int rows, int panel, int columns) {
     static void (*const tiles[7])(int, const uint8_t *, int, const float *, const float *, int, const float *,
-                                  const float *, int, const int8_t *, int, int, float *, int) = {
+                                  const float *, int, const int8_t *, int, const float *, float *, int) = {
         0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
     const struct product *p = context;
     int kp = 4 * p->kq;
     tiles[rows](p->kq, p->a + (size_t)i * kp, kp, p->scales + i, p->offsets + i, p->count,
                 p->kept + (size_t)i * p->count, p->outliers + panel * TROVE_INT8_PANEL, p->ldo,
-                p->packed + panel * panel_bytes(4 * p->kq), columns, p->accumulate,
+                p->packed + panel * panel_bytes(4 * p->kq), columns, p->bias ? p->bias + panel * TROVE_INT8_PANEL : 0,
                 p->c + (size_t)i * p->ldc + panel * TROVE_INT8_PANEL, p->ldc);
 }
 
 VNNI void trove_int8_gemm(int m, int n, int k, const uint8_t *a, const float *scales, const float *offsets, int count,
-                          const float *kept, const float *outlierWeights, int ldo, const void *packed, int accumulate,
-                          float *c, int ldc) {
-    struct product p = {a, scales, offsets, kept, outlierWeights, packed, quads(k), count, ldo, accumulate, ldc, c};
+                          const float *kept, const float *outlierWeights, int ldo, const void *packed,
+                          const float *bias, float *c, int ldc) {
+    struct product p = {a, scales, offsets, kept, outlierWeights, bias, packed, quads(k), count, ldo, ldc, c};
     trove_walk_panels(m, n, TROVE_INT8_PANEL, panel_bytes(k), visit, &p);
 }
 
@@ -188,7 +188,7 @@ void trove_int8_rows(int m, int k, const float *a, int lda, int count, const int
     __builtin_trap();
 }
 void trove_int8_gemm(int m, int n, int k, const uint8_t *a, const float *scales, const float *offsets, int count,
-                     const float *kept, const float *outlierWeights, int ldo, const void *packed, int accumulate,
+                     const float *kept, const float *outlierWeights, int ldo, const void *packed, const float *bias,
                      float *c, int ldc) {
     __builtin_trap();
 }

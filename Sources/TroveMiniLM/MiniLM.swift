@@ -229,10 +229,9 @@ import Synchronization
             let packed = reduced?.weights.layers[index]
             // Row t of qkv is [q_t | k_t | v_t]: with a copy, one product.
             if let reduced, let packed {
-                Kernels.fillRows(qkv.pointer, rows: total, with: weights.qkvBias(layer: index), width: d3)
                 product(
                     h.pointer, rows: total, inner: d, reduced, packed.qkv, [layer.query, layer.key, layer.value],
-                    outer: d3, into: qkv.pointer, accumulate: true, lanes: lanes)
+                    outer: d3, into: qkv.pointer, bias: weights.qkvBias(layer: index), lanes: lanes)
             } else if let relaid {
                 Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
                 gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
@@ -343,8 +342,7 @@ import Synchronization
     ) {
         if let reduced = packed.0, let matrix = packed.1 {
             product(
-                x, rows: rows, inner: inner, reduced, matrix, [file], outer: outer, into: out, accumulate: false,
-                lanes: lanes)
+                x, rows: rows, inner: inner, reduced, matrix, [file], outer: outer, into: out, bias: nil, lanes: lanes)
         } else if let copy {
             gemm(x, rows: rows, inner: inner, copy.weight, outer: outer, into: out, beta: 0, lanes: lanes)
         } else {
@@ -374,20 +372,22 @@ import Synchronization
         }
     }
 
-    /// `out = x · Wᵀ` (`+=` with `accumulate`) in reduced precision: x converted once (on this thread), then each
-    /// lane multiplies its own whole panels of the packed W. Rows of `out` are `outer` apart. `file` is W as the
+    /// `out = x · Wᵀ + bias` (`outer` floats, or nil) in reduced precision: x converted once (on this thread), then
+    /// each lane multiplies its own whole panels of the packed W, adding the bias as it stores them (no pass of its
+    /// own over `out`). Rows of `out` are `outer` apart. `file` is W as the
     /// model file holds it, its matrices' rows one after another (Q, K, V): int8 reads its outlier columns there.
     private func product(
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ packed: ReducedWeights.Matrix,
-        _ file: [Dense], outer: Int, into out: UnsafeMutablePointer<Float>, accumulate: Bool, lanes: Int
+        _ file: [Dense], outer: Int, into out: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>?, lanes: Int
     ) {
         let matrix = packed.base
         switch packed.precision {
         case .fp32:
             // int8's feed-forward product where bf16 is slow: OpenBLAS on the model file's `[outer, inner]` matrix.
             precondition(file.count == 1, "an fp32 product of a packed copy reads one matrix of the model file")
+            if let bias { Kernels.fillRows(out, rows: rows, with: bias, width: outer) }
             gemm(
-                x, rows: rows, inner: inner, file[0].weight, outer: outer, into: out, beta: accumulate ? 1 : 0,
+                x, rows: rows, inner: inner, file[0].weight, outer: outer, into: out, beta: bias == nil ? 0 : 1,
                 lanes: lanes, fileLayout: true)
         case .bf16:
             let a = reduced.scratch.assumingMemoryBound(to: UInt16.self)
@@ -396,7 +396,7 @@ import Synchronization
             splitPanels(outer: outer, width: Int(TROVE_BF16_PANEL), lanes: lanes) { first, count, panel in
                 trove_bf16_gemm(
                     Int32(rows), Int32(count), Int32(inner), a,
-                    matrix.assumingMemoryBound(to: UInt16.self) + panel * panelValues, accumulate ? 1 : 0,
+                    matrix.assumingMemoryBound(to: UInt16.self) + panel * panelValues, bias.map { $0 + first },
                     out + first, Int32(outer))
             }
         case .int8:
@@ -418,7 +418,7 @@ import Synchronization
                 trove_int8_gemm(
                     Int32(rows), Int32(columns), Int32(inner), a, reduced.rowScales, reduced.rowOffsets, Int32(count),
                     reduced.kept, reduced.outlierWeights + first, Int32(outer), matrix + panel * panelBytes,
-                    accumulate ? 1 : 0, out + first, Int32(outer))
+                    bias.map { $0 + first }, out + first, Int32(outer))
             }
         case .int16:
             let a = reduced.scratch.assumingMemoryBound(to: Int16.self)
@@ -428,7 +428,7 @@ import Synchronization
             splitPanels(outer: outer, width: Int(TROVE_INT16_PANEL), lanes: lanes) { first, columns, panel in
                 gemm(
                     Int32(rows), Int32(columns), Int32(inner), a, reduced.rowScales, matrix + panel * panelBytes,
-                    accumulate ? 1 : 0, out + first, Int32(outer))
+                    bias.map { $0 + first }, out + first, Int32(outer))
             }
         }
     }

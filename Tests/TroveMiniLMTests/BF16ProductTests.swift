@@ -67,17 +67,22 @@ struct BF16ProductTests {
             // The inputs as the kernel sees them, rounded once.
             let aRounded = a.map { Self.float(trove_bf16_round($0)) }
             let wRounded = w.map { Self.float(trove_bf16_round($0)) }
-            for accumulate in [false, true] {
+            // A bias of one value a column, added as the tile is stored.
+            let bias = (0..<n).map { Float($0 % 5) * 0.3 - 0.6 }
+            for withBias in [false, true] {
                 // Whole, and (as a lane does) from the second panel on.
                 for firstPanel in n > 64 ? [0, 1] : [0] {
                     let first = firstPanel * 64
                     var c = start
                     packed.withUnsafeBufferPointer { packed in
                         c.withUnsafeMutableBufferPointer { c in
-                            trove_bf16_gemm(
-                                Int32(m), Int32(n - first), Int32(k), rows,
-                                packed.baseAddress! + firstPanel * 64 * kp, accumulate ? 1 : 0, c.baseAddress! + first,
-                                Int32(ldc))
+                            bias.withUnsafeBufferPointer { bias in
+                                trove_bf16_gemm(
+                                    Int32(m), Int32(n - first), Int32(k), rows,
+                                    packed.baseAddress! + firstPanel * 64 * kp,
+                                    withBias ? bias.baseAddress! + first : nil,
+                                    c.baseAddress! + first, Int32(ldc))
+                            }
                         }
                     }
                     for r in 0..<m {
@@ -86,11 +91,11 @@ struct BF16ProductTests {
                                 #expect(c[r * ldc + j] == start[r * ldc + j], "wrote outside columns \(first)..<\(n)")
                                 continue
                             }
-                            var sum = accumulate ? Double(start[r * ldc + j]) : 0
+                            var sum = withBias ? Double(bias[j]) : 0
                             for p in 0..<k { sum += aRounded[r * lda + p] * wRounded[j * ldw + p] }
                             #expect(
                                 abs(Double(c[r * ldc + j]) - sum) < 1e-5 * (1 + abs(sum)),
-                                "m \(m) n \(n) k \(k) accumulate \(accumulate) from \(first), at \(r), \(j)")
+                                "m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
                         }
                     }
                 }

@@ -95,8 +95,8 @@ struct Int16ProductTests {
         var isSupported: Bool { self == .avx2 ? CPU.hasAVX2 : CPU.hasAVXVNNI }
         var gemm:
             @convention(c) (
-                Int32, Int32, Int32, UnsafePointer<Int16>?, UnsafePointer<Float>?, UnsafeRawPointer?, Int32,
-                UnsafeMutablePointer<Float>?, Int32
+                Int32, Int32, Int32, UnsafePointer<Int16>?, UnsafePointer<Float>?, UnsafeRawPointer?,
+                UnsafePointer<Float>?, UnsafeMutablePointer<Float>?, Int32
             ) -> Void
         { self == .avx2 ? trove_int16_gemm_avx2 : trove_int16_gemm_avxvnni }
 
@@ -125,7 +125,9 @@ struct Int16ProductTests {
             let (rows, values, rowScales) = Self.quantize(a, m: m, k: k, lda: lda)
             let start = (0..<(m * ldc)).map { Float($0 % 7) * 0.1 }
             let panelBytes = trove_int16_packed_bytes(16, Int32(k))
-            for accumulate in [false, true] {
+            // A bias of one value a column, added as the tile is stored.
+            let bias = (0..<n).map { Float($0 % 5) * 0.3 - 0.6 }
+            for withBias in [false, true] {
                 // Whole, and (as a lane does) from the second panel on.
                 for firstPanel in n > 16 ? [0, 1] : [0] {
                     let first = firstPanel * 16
@@ -133,10 +135,13 @@ struct Int16ProductTests {
                     var scales = rowScales.map(Float.init)
                     packed.withUnsafeBytes { packed in
                         c.withUnsafeMutableBufferPointer { c in
-                            build.gemm(
-                                Int32(m), Int32(n - first), Int32(k), rows, &scales,
-                                packed.baseAddress! + firstPanel * panelBytes, accumulate ? 1 : 0,
-                                c.baseAddress! + first, Int32(ldc))
+                            bias.withUnsafeBufferPointer { bias in
+                                build.gemm(
+                                    Int32(m), Int32(n - first), Int32(k), rows, &scales,
+                                    packed.baseAddress! + firstPanel * panelBytes,
+                                    withBias ? bias.baseAddress! + first : nil,
+                                    c.baseAddress! + first, Int32(ldc))
+                            }
                         }
                     }
                     for r in 0..<m {
@@ -149,10 +154,10 @@ struct Int16ProductTests {
                             var dot = 0
                             for p in 0..<kp { dot += values[r * kp + p] * weights[j][p] }
                             var sum = Double(dot) * rowScales[r] * columnScales[j]
-                            if accumulate { sum += Double(start[r * ldc + j]) }
+                            if withBias { sum += Double(bias[j]) }
                             #expect(
                                 abs(Double(c[r * ldc + j]) - sum) < 1e-5 * (1 + abs(sum)),
-                                "m \(m) n \(n) k \(k) accumulate \(accumulate) from \(first), at \(r), \(j)")
+                                "m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
                         }
                     }
                 }
@@ -174,7 +179,7 @@ struct Int16ProductTests {
         let (rows, _, rowScales) = Self.quantize(a, m: m, k: k, lda: k)
         var scales = rowScales.map(Float.init)
         var c = [Float](repeating: 0, count: m * n)
-        build.gemm(Int32(m), Int32(n), Int32(k), rows, &scales, packed, 0, &c, Int32(n))
+        build.gemm(Int32(m), Int32(n), Int32(k), rows, &scales, packed, nil, &c, Int32(n))
         for r in 0..<m {
             #expect(abs(c[r * n] - 1536) < 1e-3, "row \(r): \(c[r * n])")
             #expect(abs(c[r * n + 1]) < 1e-3, "row \(r): \(c[r * n + 1])")

@@ -118,17 +118,21 @@ struct Int8ProductTests {
             trove_int8_rows(Int32(m), Int32(k), a, Int32(lda), Int32(count), columns, &rows, &scales, &offsets, &kept)
             let (weights, columnScales, _) = Self.unpack(packed, n: n, k: k)
             let start = (0..<(m * ldc)).map { Float($0 % 7) * 0.1 }
-            for accumulate in [false, true] {
+            // A bias of one value a column, added as the tile is stored.
+            let bias = (0..<n).map { Float($0 % 5) * 0.3 - 0.6 }
+            for withBias in [false, true] {
                 for firstPanel in n > 64 ? [0, 1] : [0] {
                     let first = firstPanel * 64
                     var c = start
                     packed.withUnsafeBytes { packed in
                         c.withUnsafeMutableBufferPointer { c in
-                            trove_int8_gemm(
-                                Int32(m), Int32(n - first), Int32(k), rows, scales, offsets, Int32(count), kept,
-                                gathered.withUnsafeBufferPointer { $0.baseAddress! + first }, Int32(n + 1),
-                                packed.baseAddress! + firstPanel * trove_int8_packed_bytes(64, Int32(k)),
-                                accumulate ? 1 : 0, c.baseAddress! + first, Int32(ldc))
+                            bias.withUnsafeBufferPointer { bias in
+                                trove_int8_gemm(
+                                    Int32(m), Int32(n - first), Int32(k), rows, scales, offsets, Int32(count), kept,
+                                    gathered.withUnsafeBufferPointer { $0.baseAddress! + first }, Int32(n + 1),
+                                    packed.baseAddress! + firstPanel * trove_int8_packed_bytes(64, Int32(k)),
+                                    withBias ? bias.baseAddress! + first : nil, c.baseAddress! + first, Int32(ldc))
+                            }
                         }
                     }
                     for r in 0..<m {
@@ -146,10 +150,10 @@ struct Int8ProductTests {
                             for o in 0..<count {
                                 sum += Double(kept[r * count + o]) * Double(w[j * ldw + Int(columns[o])])
                             }
-                            if accumulate { sum += Double(start[r * ldc + j]) }
+                            if withBias { sum += Double(bias[j]) }
                             #expect(
                                 abs(Double(c[r * ldc + j]) - sum) < 1e-5 * (1 + abs(sum)),
-                                "m \(m) n \(n) k \(k) accumulate \(accumulate) from \(first), at \(r), \(j)")
+                                "m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
                         }
                     }
                 }

@@ -29,11 +29,11 @@ uint16_t trove_bf16_round(float value);
 /// zero), with `VCVTNEPS2BF16` (round to nearest even). AVX-512 BF16 only (the caller checks).
 void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out);
 
-/// `C = A · Wᵀ` (or `C += A · Wᵀ` with `accumulate`): A is m rows of `trove_bf16_rows`' output for this k, W the
-/// packed n×k matrix (or a whole-panel slice of one: its first panel at `packed`), C m×n floats (row stride ldc).
-/// Six rows of A against one panel in 24 of the 32 registers; panels grouped so that a group stays in L2 while every
-/// row of A passes it. AVX-512 BF16 only (the caller checks).
-void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, int accumulate, float *c,
+/// `C = A · Wᵀ + bias` (bias: n floats, one a column, or NULL for none): A is m rows of `trove_bf16_rows`' output for
+/// this k, W the packed n×k matrix (or a whole-panel slice of one: its first panel at `packed`), C m×n floats (row
+/// stride ldc). Six rows of A against one panel in 24 of the 32 registers; panels grouped so that a group stays in L2
+/// while every row of A passes it. AVX-512 BF16 only (the caller checks).
+void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias, float *c,
                      int ldc);
 
 /// One attention head of a batch's long sequence in bf16 (its two products of n×n×d ran in fp32 through OpenBLAS, a

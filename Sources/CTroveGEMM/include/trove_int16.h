@@ -34,15 +34,15 @@ void trove_int16_pack(int n, int k, const float *w, int ldw, void *packed);
 /// a zero), each row's scale into `scales`. AVX2 only (the caller checks).
 void trove_int16_rows(int m, int k, const float *a, int lda, int16_t *out, float *scales);
 
-/// `C = A · Wᵀ` (or `C += A · Wᵀ` with `accumulate`): A is m rows of `trove_int16_rows`' output for this k with
-/// their scales, W the packed n×k matrix (or a whole-panel slice of one), C m×n floats (row stride ldc). Six rows of A
-/// against one 16-column panel in 12 of AVX2's 16 registers. AVX2 only (the caller checks).
+/// `C = A · Wᵀ + bias` (bias: n floats, one a column, or NULL for none): A is m rows of `trove_int16_rows`' output for
+/// this k with their scales, W the packed n×k matrix (or a whole-panel slice of one), C m×n floats (row stride ldc).
+/// Six rows of A against one 16-column panel in 12 of AVX2's 16 registers. AVX2 only (the caller checks).
 void trove_int16_gemm_avx2(int m, int n, int k, const int16_t *a, const float *scales, const void *packed,
-                           int accumulate, float *c, int ldc);
+                           const float *bias, float *c, int ldc);
 
 /// As `trove_int16_gemm_avx2`, with AVX-VNNI's `VPDPWSSD` (the products and their sum in one instruction) for a CPU
 /// that has it (the caller checks); the same exact int32 sums.
 void trove_int16_gemm_avxvnni(int m, int n, int k, const int16_t *a, const float *scales, const void *packed,
-                              int accumulate, float *c, int ldc);
+                              const float *bias, float *c, int ldc);
 
 #endif

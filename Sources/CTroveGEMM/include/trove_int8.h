@@ -45,12 +45,13 @@ void trove_int8_gather(int n, const float *w, int ldw, int count, const int *col
 void trove_int8_rows(int m, int k, const float *a, int lda, int count, const int *columns, uint8_t *out,
                      float *scales, float *offsets, float *kept);
 
-/// `C = A · Wᵀ` (or `C += A · Wᵀ` with `accumulate`): A is m rows of `trove_int8_rows`' output for this k with
-/// their scales, offsets and `count` kept outliers, W the packed n×k matrix (or a whole-panel slice of one),
-/// `outlierWeights` `trove_int8_gather`'s rows for the same columns of W (row stride ldo), C m×n floats (row stride
-/// ldc). Six rows of A against one panel in 24 registers, like the bf16 kernel. AVX-512 VNNI only (the caller checks).
+/// `C = A · Wᵀ + bias` (bias: n floats, one a column, or NULL for none): A is m rows of `trove_int8_rows`' output for
+/// this k with their scales, offsets and `count` kept outliers, W the packed n×k matrix (or a whole-panel slice of
+/// one), `outlierWeights` `trove_int8_gather`'s rows for the same columns of W (row stride ldo), C m×n floats (row
+/// stride ldc). Six rows of A against one panel in 24 registers, like the bf16 kernel. AVX-512 VNNI only (the caller
+/// checks).
 void trove_int8_gemm(int m, int n, int k, const uint8_t *a, const float *scales, const float *offsets, int count,
-                     const float *kept, const float *outlierWeights, int ldo, const void *packed, int accumulate,
+                     const float *kept, const float *outlierWeights, int ldo, const void *packed, const float *bias,
                      float *c, int ldc);
 
 #endif
