@@ -52,10 +52,11 @@ BF16 void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out) 
     }
 }
 
-/// R rows of A (pairs at a, row stride kp) against one packed panel (`pairs` deep) into C's columns 0..<columns.
+/// R rows of A (pairs at a, row stride kp) against one packed panel (`pairs` deep) into C's columns 0..<columns: into
+/// c, or with `rounded` (c NULL) rounded to bf16 there.
 static BF16 inline __attribute__((always_inline)) void tile(int R, int pairs, const uint16_t *a, int kp,
                                                              const uint16_t *panel, int columns, const float *bias,
-                                                             float *c, int ldc) {
+                                                             float *c, uint16_t *rounded, int ldc) {
     __m512 acc[6][4];
     for (int r = 0; r < R; r++)
         for (int v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_ps();
@@ -75,18 +76,20 @@ static BF16 inline __attribute__((always_inline)) void tile(int R, int pairs, co
         if (left <= 0) break;
         __mmask16 mask = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
         for (int r = 0; r < R; r++) {
-            float *out = c + (size_t)r * ldc + 16 * v;
             __m512 sum = acc[r][v];
             if (bias) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, bias + 16 * v));
-            _mm512_mask_storeu_ps(out, mask, sum);
+            if (rounded)
+                _mm256_mask_storeu_epi16(rounded + (size_t)r * ldc + 16 * v, mask, (__m256i)_mm512_cvtneps_pbh(sum));
+            else
+                _mm512_mask_storeu_ps(c + (size_t)r * ldc + 16 * v, mask, sum);
         }
     }
 }
 
 #define TILE(R)                                                                                                       \
     static BF16 void tile_##R(int pairs, const uint16_t *a, int kp, const uint16_t *panel, int columns,             \
-                              const float *bias, float *c, int ldc) {                                                 \
-        tile(R, pairs, a, kp, panel, columns, bias, c, ldc);                                                          \
+                              const float *bias, float *c, uint16_t *rounded, int ldc) {                              \
+        tile(R, pairs, a, kp, panel, columns, bias, c, rounded, ldc);                                                 \
     }
 TILE(1)
 TILE(2)
@@ -101,20 +104,28 @@ struct product {
     const float *bias;
     int kp, ldc;
     float *c;
+    uint16_t *rounded;
 };
 
 static BF16 void visit(const void *context, int i, int rows, int panel, int columns) {
-    static void (*const tiles[7])(int, const uint16_t *, int, const uint16_t *, int, const float *, float *, int) = {
-        0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
+    static void (*const tiles[7])(int, const uint16_t *, int, const uint16_t *, int, const float *, float *,
+                                  uint16_t *, int) = {0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
     const struct product *p = context;
+    size_t at = (size_t)i * p->ldc + panel * TROVE_BF16_PANEL;
     tiles[rows](p->kp / 2, p->a + (size_t)i * p->kp, p->kp, p->packed + (size_t)panel * TROVE_BF16_PANEL * p->kp,
-                columns, p->bias ? p->bias + panel * TROVE_BF16_PANEL : 0,
-                p->c + (size_t)i * p->ldc + panel * TROVE_BF16_PANEL, p->ldc);
+                columns, p->bias ? p->bias + panel * TROVE_BF16_PANEL : 0, p->c ? p->c + at : 0,
+                p->rounded ? p->rounded + at : 0, p->ldc);
 }
 
 BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
                           float *c, int ldc) {
-    struct product p = {a, packed, bias, even(k), ldc, c};
+    struct product p = {a, packed, bias, even(k), ldc, c, 0};
+    trove_walk_panels(m, n, TROVE_BF16_PANEL, (size_t)TROVE_BF16_PANEL * even(k) * 2, visit, &p);
+}
+
+BF16 void trove_bf16_gemm_rounded(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
+                                  uint16_t *c, int ldc) {
+    struct product p = {a, packed, bias, even(k), ldc, 0, c};
     trove_walk_panels(m, n, TROVE_BF16_PANEL, (size_t)TROVE_BF16_PANEL * even(k) * 2, visit, &p);
 }
 
@@ -124,6 +135,10 @@ BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t
 void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out) { __builtin_trap(); }
 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias, float *c,
                      int ldc) {
+    __builtin_trap();
+}
+void trove_bf16_gemm_rounded(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
+                             uint16_t *c, int ldc) {
     __builtin_trap();
 }
 

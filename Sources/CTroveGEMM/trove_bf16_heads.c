@@ -5,17 +5,15 @@ static int up(int x, int to) { return (x + to - 1) / to * to; }
 /// Rows per tile: 12 rows × 2 vectors of sums in 24 of the 32 registers.
 enum { ROWS = 12 };
 
-/// The scratch's parts, in bf16 values from its start: Q's rows, K's rows, K's key blocks, V's pairs of rows, one
-/// tile's rows of scores (floats) and of weights.
+/// The scratch's parts, in bf16 values from its start: K's key blocks, V's pairs of rows, one tile's rows of scores
+/// (floats) and of weights.
 struct parts {
-    size_t keyRows, keys, values, scores, weights, end;
+    size_t values, scores, weights, end;
 };
 
 static struct parts parts(int n, int d) {
     struct parts p;
-    p.keyRows = (size_t)n * d;
-    p.keys = p.keyRows + (size_t)n * d;
-    p.values = p.keys + (size_t)up(n, 32) * d;
+    p.values = (size_t)up(n, 32) * d;
     p.scores = up((int)(p.values + (size_t)up(n, 2) * d), 32);
     p.weights = p.scores + 2 * ROWS * (size_t)up(n, 32);
     p.end = p.weights + ROWS * (size_t)up(n, 2);
@@ -32,11 +30,11 @@ size_t trove_bf16_head_scratch(int n, int d) { return parts(n, d).end; }
 /// Keys per block of K: one 16-lane vector of scores.
 enum { KEYS = 16 };
 
-/// R rows of Q (pairs per row, at q) against C blocks of 16 keys (each `pairs` deep, at k) into R rows of scores,
-/// the first `columns` of them, times scale.
+/// R rows of Q (`pairs` pairs each, rows ldq pairs apart, at q) against C blocks of 16 keys (each `pairs` deep, at k)
+/// into R rows of scores, the first `columns` of them, times scale.
 static BF16 inline __attribute__((always_inline)) void scores_tile(int R, int C, int pairs, const uint32_t *q,
-                                                                    const uint32_t *k, float scale, int columns,
-                                                                    float *s, int lds) {
+                                                                    int ldq, const uint32_t *k, float scale,
+                                                                    int columns, float *s, int lds) {
     __m512 acc[ROWS][2];
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
@@ -46,7 +44,7 @@ static BF16 inline __attribute__((always_inline)) void scores_tile(int R, int C,
         // Unrolled whole, so that the sums stay in registers (past the compiler's own limit they went to memory).
 #pragma clang loop unroll(full)
         for (int r = 0; r < R; r++) {
-            __m512bh x = (__m512bh)_mm512_set1_epi32((int)q[(size_t)r * pairs + p]);
+            __m512bh x = (__m512bh)_mm512_set1_epi32((int)q[(size_t)r * ldq + p]);
             for (int c = 0; c < C; c++) acc[r][c] = _mm512_dpbf16_ps(acc[r][c], x, w[c]);
         }
     }
@@ -82,17 +80,17 @@ static BF16 inline __attribute__((always_inline)) void mix_tile(int R, int C, in
             _mm512_storeu_ps(out + (size_t)r * ldo + KEYS * c, _mm512_mul_ps(acc[r][c], _mm512_set1_ps(factors[r])));
 }
 
-typedef void (*scores_fn)(int, const uint32_t *, const uint32_t *, float, int, float *, int);
+typedef void (*scores_fn)(int, const uint32_t *, int, const uint32_t *, float, int, float *, int);
 typedef void (*mix_fn)(int, const uint32_t *, const uint16_t *, const float *, float *, int);
 
 #define TILES(R)                                                                                                      \
-    static BF16 void scores_##R##_1(int pairs, const uint32_t *q, const uint32_t *k, float scale, int columns,       \
-                                    float *s, int lds) {                                                              \
-        scores_tile(R, 1, pairs, q, k, scale, columns, s, lds);                                                       \
+    static BF16 void scores_##R##_1(int pairs, const uint32_t *q, int ldq, const uint32_t *k, float scale,          \
+                                    int columns, float *s, int lds) {                                                 \
+        scores_tile(R, 1, pairs, q, ldq, k, scale, columns, s, lds);                                                  \
     }                                                                                                                 \
-    static BF16 void scores_##R##_2(int pairs, const uint32_t *q, const uint32_t *k, float scale, int columns,       \
-                                    float *s, int lds) {                                                              \
-        scores_tile(R, 2, pairs, q, k, scale, columns, s, lds);                                                       \
+    static BF16 void scores_##R##_2(int pairs, const uint32_t *q, int ldq, const uint32_t *k, float scale,          \
+                                    int columns, float *s, int lds) {                                                 \
+        scores_tile(R, 2, pairs, q, ldq, k, scale, columns, s, lds);                                                  \
     }                                                                                                                 \
     static BF16 void mix_##R##_1(int pairs, const uint32_t *a, const uint16_t *v, const float *factors, float *out, \
                                  int ldo) {                                                                           \
@@ -161,42 +159,40 @@ static BF16 float softmax_row(int n, int np, const float *scores, uint16_t *weig
     return 1 / _mm512_reduce_add_ps(total);
 }
 
-BF16 void trove_bf16_head(int n, int d, float scale, const float *q, const float *k, const float *v, int ld,
-                          float *out, int ldo, uint16_t *scratch) {
-    int pairs = d / 2, np = up(n, 2), C = d / KEYS, blocks = up(n, 32) / KEYS;
+BF16 void trove_bf16_head(int n, int d, float scale, const uint16_t *q, const uint16_t *k, const uint16_t *v,
+                          int ld, float *out, int ldo, uint16_t *scratch) {
+    int pairs = d / 2, ldp = ld / 2, np = up(n, 2), C = d / KEYS, blocks = up(n, 32) / KEYS;
     struct parts at = parts(n, d);
-    trove_bf16_rows(n, d, q, ld, scratch);
-    trove_bf16_rows(n, d, k, ld, scratch + at.keyRows);
     // K's rows as blocks of 16 keys, each pair of a block one vector: keys[block][pair][key].
-    const uint32_t *rows = (const uint32_t *)(scratch + at.keyRows);
-    uint32_t *keys = (uint32_t *)(scratch + at.keys);
+    const uint32_t *rows = (const uint32_t *)k;
+    uint32_t *keys = (uint32_t *)scratch;
     for (int block = 0; block < blocks; block++)
-        for (int p = 0; p < pairs; p++)
-            for (int key = 0; key < KEYS; key++) {
-                int j = block * KEYS + key;
-                keys[((size_t)block * pairs + p) * KEYS + key] = j < n ? rows[(size_t)j * pairs + p] : 0;
-            }
+        for (int key = 0; key < KEYS; key++) {
+            int j = block * KEYS + key;
+            for (int p = 0; p < pairs; p++)
+                keys[((size_t)block * pairs + p) * KEYS + key] = j < n ? rows[(size_t)j * ldp + p] : 0;
+        }
     // V's rows two by two, interleaved: values[pair][column][2], each 16 columns of a pair one vector.
     uint16_t *values = scratch + at.values;
     const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
                                                 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
     for (int p = 0; p < np / 2; p++)
         for (int c = 0; c < C; c++) {
-            const float *x = v + (size_t)(2 * p) * ld + KEYS * c;
-            __m256i even = (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x));
-            __m256i odd = 2 * p + 1 < n ? (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + ld)) : _mm256_setzero_si256();
+            const uint16_t *x = v + (size_t)(2 * p) * ld + KEYS * c;
+            __m256i even = _mm256_loadu_si256((const __m256i *)x);
+            __m256i odd = 2 * p + 1 < n ? _mm256_loadu_si256((const __m256i *)(x + ld)) : _mm256_setzero_si256();
             __m512i both = _mm512_inserti64x4(_mm512_castsi256_si512(even), odd, 1);
             _mm512_storeu_si512(values + ((size_t)p * C + c) * 2 * KEYS, _mm512_permutexvar_epi16(interleave, both));
         }
     // Twelve rows at a time: their scores, softmax and mix, in L1.
-    const uint32_t *queries = (const uint32_t *)scratch;
+    const uint32_t *queries = (const uint32_t *)q;
     float *scores = (float *)(scratch + at.scores), factors[ROWS];
     uint16_t *weights = scratch + at.weights;
     for (int i = 0; i < n; i += ROWS) {
         int R = n - i < ROWS ? n - i : ROWS;
         for (int j = 0; j < n; j += 2 * KEYS) {
             int columns = n - j < 2 * KEYS ? n - j : 2 * KEYS;
-            scores_tiles[R][columns > KEYS ? 2 : 1](pairs, queries + (size_t)i * pairs, keys + (size_t)j * pairs,
+            scores_tiles[R][columns > KEYS ? 2 : 1](pairs, queries + (size_t)i * ldp, ldp, keys + (size_t)j * pairs,
                                                     scale, columns, scores + j, n);
         }
         for (int r = 0; r < R; r++) factors[r] = softmax_row(n, np, scores + (size_t)r * n, weights + (size_t)r * np);
@@ -207,7 +203,7 @@ BF16 void trove_bf16_head(int n, int d, float scale, const float *q, const float
 #else
 
 // Other architectures never call this (the caller checks the CPU); it exists so that the package links.
-void trove_bf16_head(int n, int d, float scale, const float *q, const float *k, const float *v, int ld,
+void trove_bf16_head(int n, int d, float scale, const uint16_t *q, const uint16_t *k, const uint16_t *v, int ld,
                      float *out, int ldo, uint16_t *scratch) {
     __builtin_trap();
 }

@@ -200,6 +200,9 @@ import Synchronization
         let bf16Heads = !short && (precision == .bf16 || precision == .int8 && ReducedWeights.feedForwardBF16)
         let headScratch = bf16Heads ? (trove_bf16_head_scratch(Int32(longest), Int32(Self.headSize)) + 1) / 2 : 0
         let heads = Buffer(lanes * headScratch)
+        // Those heads read q, k and v in bf16, as the QKV product stores them.
+        let qkvRounded = UnsafeMutablePointer<UInt16>.allocate(capacity: bf16Heads ? total * d3 : 1)
+        defer { qkvRounded.deallocate() }
         let scores = Buffer(bf16Heads ? 0 : lanes * longest * longest)
         let inverseSums = Buffer(bf16Heads ? 0 : lanes * longest)
         defer { [h, qkv, attention, context, scores, inverseSums, middle, heads].forEach { $0.free() } }
@@ -231,7 +234,8 @@ import Synchronization
             if let reduced, let packed {
                 product(
                     h.pointer, rows: total, inner: d, reduced, packed.qkv, [layer.query, layer.key, layer.value],
-                    outer: d3, into: qkv.pointer, bias: weights.qkvBias(layer: index), lanes: lanes)
+                    outer: d3, into: qkv.pointer, rounded: bf16Heads ? qkvRounded : nil,
+                    bias: weights.qkvBias(layer: index), lanes: lanes)
             } else if let relaid {
                 Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
                 gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
@@ -254,8 +258,8 @@ import Synchronization
                         let out = context.pointer + offset * d + head * Self.headSize
                         if bf16Heads {
                             trove_bf16_head(
-                                Int32(n), Int32(Self.headSize), scale, qkv.pointer + column, qkv.pointer + column + d,
-                                qkv.pointer + column + 2 * d, Int32(d3), out, Int32(d), scratch)
+                                Int32(n), Int32(Self.headSize), scale, qkvRounded + column, qkvRounded + column + d,
+                                qkvRounded + column + 2 * d, Int32(d3), out, Int32(d), scratch)
                             continue
                         }
                         // A short batch (in place, so AVX2) multiplies its heads itself: OpenBLAS took ~5% of a
@@ -374,13 +378,20 @@ import Synchronization
 
     /// `out = x · Wᵀ + bias` (`outer` floats, or nil) in reduced precision: x converted once (on this thread), then
     /// each lane multiplies its own whole panels of the packed W, adding the bias as it stores them (no pass of its
-    /// own over `out`). Rows of `out` are `outer` apart. `file` is W as the
+    /// own over `out`). With `rounded`, the result goes there in bf16 instead (a bf16 product stores it so; the others
+    /// write `out` and convert it). Rows of `out` are `outer` apart. `file` is W as the
     /// model file holds it, its matrices' rows one after another (Q, K, V): int8 reads its outlier columns there.
     private func product(
         _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ packed: ReducedWeights.Matrix,
-        _ file: [Dense], outer: Int, into out: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>?, lanes: Int
+        _ file: [Dense], outer: Int, into out: UnsafeMutablePointer<Float>, rounded: UnsafeMutablePointer<UInt16>? = nil,
+        bias: UnsafePointer<Float>?, lanes: Int
     ) {
         let matrix = packed.base
+        defer {
+            if let rounded, packed.precision != .bf16 {
+                trove_bf16_rows(Int32(rows), Int32(outer), out, Int32(outer), rounded)
+            }
+        }
         switch packed.precision {
         case .fp32:
             // int8's feed-forward product where bf16 is slow: OpenBLAS on the model file's `[outer, inner]` matrix.
@@ -394,10 +405,16 @@ import Synchronization
             trove_bf16_rows(Int32(rows), Int32(inner), x, Int32(inner), a)
             let panelValues = trove_bf16_packed_count(TROVE_BF16_PANEL, Int32(inner))
             splitPanels(outer: outer, width: Int(TROVE_BF16_PANEL), lanes: lanes) { first, count, panel in
-                trove_bf16_gemm(
-                    Int32(rows), Int32(count), Int32(inner), a,
-                    matrix.assumingMemoryBound(to: UInt16.self) + panel * panelValues, bias.map { $0 + first },
-                    out + first, Int32(outer))
+                let w = matrix.assumingMemoryBound(to: UInt16.self) + panel * panelValues
+                if let rounded {
+                    trove_bf16_gemm_rounded(
+                        Int32(rows), Int32(count), Int32(inner), a, w, bias.map { $0 + first }, rounded + first,
+                        Int32(outer))
+                } else {
+                    trove_bf16_gemm(
+                        Int32(rows), Int32(count), Int32(inner), a, w, bias.map { $0 + first }, out + first,
+                        Int32(outer))
+                }
             }
         case .int8:
             let count = min(Int(TROVE_INT8_OUTLIERS), inner)

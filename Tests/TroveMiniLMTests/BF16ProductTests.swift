@@ -5,8 +5,8 @@ import TroveBLAS
 
 import TroveTestTraits
 
-/// The bf16 products (`trove_bf16_pack`, `trove_bf16_rows`, `trove_bf16_gemm`, and the attention head
-/// `trove_bf16_head`) against Double arithmetic on the same bf16-rounded inputs, on shapes that leave every remainder
+/// The bf16 products (`trove_bf16_pack`, `trove_bf16_rows`, `trove_bf16_gemm`, `trove_bf16_gemm_rounded`, and the
+/// attention head `trove_bf16_head`) against Double arithmetic on the same bf16-rounded inputs, on shapes that leave every remainder
 /// of the kernels' row groups, column panels and 16-column vectors, odd inner lengths (a zero pad) and the model's
 /// own 384 and 1536.
 @Suite("bf16 products", .offCooperativePool)
@@ -74,14 +74,21 @@ struct BF16ProductTests {
                 for firstPanel in n > 64 ? [0, 1] : [0] {
                     let first = firstPanel * 64
                     var c = start
+                    // The same product stored in bf16 too: each value the fp32 one rounded, nothing else written.
+                    let untouched: UInt16 = 0xABCD
+                    var rounded = [UInt16](repeating: untouched, count: m * ldc)
                     packed.withUnsafeBufferPointer { packed in
-                        c.withUnsafeMutableBufferPointer { c in
-                            bias.withUnsafeBufferPointer { bias in
+                        bias.withUnsafeBufferPointer { bias in
+                            let w = packed.baseAddress! + firstPanel * 64 * kp
+                            let b = withBias ? bias.baseAddress! + first : nil
+                            c.withUnsafeMutableBufferPointer { c in
                                 trove_bf16_gemm(
-                                    Int32(m), Int32(n - first), Int32(k), rows,
-                                    packed.baseAddress! + firstPanel * 64 * kp,
-                                    withBias ? bias.baseAddress! + first : nil,
-                                    c.baseAddress! + first, Int32(ldc))
+                                    Int32(m), Int32(n - first), Int32(k), rows, w, b, c.baseAddress! + first, Int32(ldc))
+                            }
+                            rounded.withUnsafeMutableBufferPointer { rounded in
+                                trove_bf16_gemm_rounded(
+                                    Int32(m), Int32(n - first), Int32(k), rows, w, b, rounded.baseAddress! + first,
+                                    Int32(ldc))
                             }
                         }
                     }
@@ -98,6 +105,14 @@ struct BF16ProductTests {
                                 "m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
                         }
                     }
+                    for r in 0..<m {
+                        for j in 0..<ldc {
+                            let expected = j >= first && j < n ? trove_bf16_round(c[r * ldc + j]) : untouched
+                            #expect(
+                                rounded[r * ldc + j] == expected,
+                                "rounded: m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
+                        }
+                    }
                 }
             }
         }
@@ -110,12 +125,15 @@ struct BF16ProductTests {
         let scale = 1.442_695_04 / Float(32).squareRoot()
         for d in [16, 32] {
             for n in [1, 2, 3, 11, 12, 13, 16, 17, 24, 31, 32, 33, 47, 48, 49, 100, 199, 200, 257] {
-                // Q, K and V interleaved in each row, as a batch's qkv matrix holds them; out wider than a head.
-                let ld = 3 * d + 1, ldo = d + 3, sentinel: Float = -7
+                // Q, K and V interleaved in each bf16 row, as the QKV product stores them; rows and out wider than a
+                // head.
+                let ld = 3 * d + 2, ldo = d + 3, sentinel: Float = -7
                 let qkv = (0..<(n * ld)).map { Float(3 * sin(Double($0) * 0.37) + cos(Double($0) * 0.011)) }
+                var qkvRounded = [UInt16](repeating: 0, count: n * ld)
+                trove_bf16_rows(Int32(n), Int32(ld), qkv, Int32(ld), &qkvRounded)
                 var out = [Float](repeating: sentinel, count: n * ldo)
                 var scratch = [UInt16](repeating: 0xFFFF, count: trove_bf16_head_scratch(Int32(n), Int32(d)))
-                qkv.withUnsafeBufferPointer { qkv in
+                qkvRounded.withUnsafeBufferPointer { qkv in
                     let q = qkv.baseAddress!
                     trove_bf16_head(Int32(n), Int32(d), scale, q, q + d, q + 2 * d, Int32(ld), &out, Int32(ldo), &scratch)
                 }

@@ -36,13 +36,18 @@ void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out);
 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias, float *c,
                      int ldc);
 
+/// As `trove_bf16_gemm`, each value of C rounded to bf16 as it is stored (C m×n bf16 values, row stride ldc): the
+/// QKV product of a batch whose attention heads run in bf16.
+void trove_bf16_gemm_rounded(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
+                             uint16_t *c, int ldc);
+
 /// One attention head of a batch's long sequence in bf16 (its two products of n×n×d ran in fp32 through OpenBLAS, a
 /// fifth of a bf16 batch's time): `out` (n×d, row stride ldo) = softmax(scale · Q · Kᵀ, in powers of 2) · V, where
-/// row i of Q, K and V (d floats, d 16 or 32) starts at q, k and v + i·ld. Q, K, V and the softmax's weights are
+/// row i of Q, K and V (d bf16 values, d 16 or 32; ld even) starts at q, k and v + i·ld. The softmax's weights are
 /// rounded to bf16, every sum is fp32; twelve rows at a time go through their scores, softmax and mix while they are
 /// in L1. `scratch` holds `trove_bf16_head_scratch(n, d)` values. AVX-512 BF16 only (the caller checks).
 size_t trove_bf16_head_scratch(int n, int d);
-void trove_bf16_head(int n, int d, float scale, const float *q, const float *k, const float *v, int ld, float *out,
-                     int ldo, uint16_t *scratch);
+void trove_bf16_head(int n, int d, float scale, const uint16_t *q, const uint16_t *k, const uint16_t *v, int ld,
+                     float *out, int ldo, uint16_t *scratch);
 
 #endif
