@@ -21,7 +21,8 @@ final class WatchRig: Sendable {
     init(
         files: [String: String] = ["a.md": "# Alpha\n\nthe first note\n"],
         tweak: (inout WatchOptions) -> Void = { _ in },
-        before: (_ index: TroveIndex, _ root: String) async throws -> Void = { _, _ in }
+        before: (_ index: TroveIndex, _ root: String) async throws -> Void = { _, _ in },
+        watching: () throws -> Void = {}
     )
         async throws
     {
@@ -42,6 +43,7 @@ final class WatchRig: Sendable {
         tweak(&options)
         options.index.stop = stop
         let events = try await index.watch(options)
+        try watching()
         task.withLock {
             $0 = Task { [self] in
                 do {
@@ -63,6 +65,9 @@ final class WatchRig: Sendable {
     var passCount: Int { passes.withLock { $0.count } }
     var allPasses: [WatchPass] { passes.withLock { $0 } }
     var allNotices: [String] { notices.withLock { $0 } }
+    /// Whether the inotify queue overflowed, so that a pass rescanned the whole folder (`max_queued_events` too small
+    /// for one write's events): checks that no pass starts, or that a pass looks at one file, do not hold then.
+    var overflowed: Bool { allNotices.contains { $0.contains("overflowed") } }
 
     /// The first pass after the `count`th; fails the test after four minutes (generous: the whole suite shares 2
     /// cores, and kept a pass waiting over a minute once).
@@ -154,7 +159,7 @@ struct WatchTests {
         #expect(startup.reason == .startup && startup.summary.newDocuments == 1)
         let added = try await rig.change { try rig.write("b.md", "# Beta\n\nzebra crossing\n") }
         #expect(added.reason == .changes && added.paths == 1 && added.summary.newDocuments == 1)
-        #expect(added.summary.filesTotal == 1, "the pass looked at the changed file only")
+        #expect(added.summary.filesTotal == 1 || rig.overflowed, "the pass looked at the changed file only")
         #expect(try await rig.finds("zebra", in: "b.md"))
         let edited = try await rig.change { try rig.write("b.md", "# Beta\n\nzebra crossing\n\nand a yak\n") }
         #expect(edited.summary.changedDocuments == 1)
@@ -206,7 +211,7 @@ struct WatchTests {
             try rig.write(name, "scratch")
         }
         try await Task.sleep(for: .milliseconds(600))
-        #expect(rig.passCount == passes)
+        #expect(rig.passCount == passes || rig.overflowed)
         try await rig.expectIndexed(["a.md"])
         await rig.finish()
     }
@@ -238,7 +243,7 @@ struct WatchTests {
         let passes = rig.passCount
         try rig.folder.write("outside/y/z/w/deep.md", "edited after leaving\n")
         try await Task.sleep(for: .milliseconds(500))
-        #expect(rig.passCount == passes)
+        #expect(rig.passCount == passes || rig.overflowed)
         try await rig.change { try FileManager.default.removeItem(atPath: rig.path("in")) }
         try await rig.expectIndexed(["a.md"])
         #expect(try await rig.fullPassChanges() == 0)
@@ -292,7 +297,7 @@ struct WatchTests {
         let passes = rig.passCount
         try rig.write("drafts/deeper/f.md", "ignored\n")
         try await Task.sleep(for: .milliseconds(500))
-        #expect(rig.passCount == passes)
+        #expect(rig.passCount == passes || rig.overflowed)
         try await rig.change { try rig.write(".gitignore", "# nothing ignored\n") }
         try await rig.expectIndexed(["a.md", "drafts/d.md", "drafts/deeper/e.md", "drafts/deeper/f.md"])
         // And watched again.
@@ -311,18 +316,21 @@ struct WatchTests {
         .enabled(if: canLowerQueue, "needs root to lower /proc/sys/fs/inotify/max_queued_events"))
     func queueOverflow() async throws {
         let saved = try String(contentsOfFile: Self.queuedEvents, encoding: .utf8)
-        // The limit is read when the inotify instance is made: lower it for this watcher only, then restore it.
-        try "1\n".write(toFile: Self.queuedEvents, atomically: false, encoding: .utf8)
+        let restore = { try saved.write(toFile: Self.queuedEvents, atomically: false, encoding: .utf8) }
+        // The limit is read when the inotify instance is made: lower it for this watcher's start only (the other
+        // suites' watchers start meanwhile), then restore it. Scripts/test.sh raises it again should a killed run
+        // have left it lowered.
         let rig: WatchRig
         do {
-            rig = try await WatchRig()
+            rig = try await WatchRig(
+                before: { _, _ in try "1\n".write(toFile: Self.queuedEvents, atomically: false, encoding: .utf8) },
+                watching: restore)
         } catch {
-            try saved.write(toFile: Self.queuedEvents, atomically: false, encoding: .utf8)
+            try restore()
             throw error
         }
-        try saved.write(toFile: Self.queuedEvents, atomically: false, encoding: .utf8)
         var expected: Set<String> = ["a.md"]
-        for round in 0..<5 where !rig.allNotices.contains(where: { $0.contains("overflowed") }) {
+        for round in 0..<5 where !rig.overflowed {
             for number in 0..<400 {
                 let name = "burst\(round)/n\(number).md"
                 try FileManager.default.createDirectory(
@@ -332,9 +340,16 @@ struct WatchTests {
             }
             try await Task.sleep(for: .milliseconds(300))
         }
-        let notices = rig.allNotices.filter { $0.contains("overflowed") }
-        #expect(!notices.isEmpty, "an overflow with a queue of 1 event")
+        #expect(rig.overflowed, "an overflow with a queue of 1 event")
+        for number in 0..<50 {
+            try FileManager.default.createDirectory(atPath: rig.path("again"), withIntermediateDirectories: true)
+            try rig.write("again/n\(number).md", "note \(number) after the overflow\n")
+            expected.insert("again/n\(number).md")
+        }
         try await rig.expectIndexed(expected)
+        let notices = rig.allNotices.filter { $0.contains("overflowed") }
+        #expect(notices.count == 1, "said once: \(notices)")
+        #expect(notices.first?.contains("sudo sysctl fs.inotify.max_queued_events=16384") == true)
         #expect(try await rig.fullPassChanges() == 0)
         await rig.finish()
     }

@@ -25,7 +25,7 @@ final class FolderWatcher: @unchecked Sendable {
 
     /// Something the user should hear about once.
     enum Notice: Sendable {
-        case overflow
+        case overflow(limit: Int?)
         case watchLimit(limit: Int?, unwatched: Int, every: Duration)
     }
 
@@ -39,6 +39,7 @@ final class FolderWatcher: @unchecked Sendable {
     /// Folders that could not be watched, per root: scanned every `fallbackEvery` instead.
     private var unwatched: [String: Set<String>] = [:]
     private var limitNoticed = false
+    private var overflowNoticed = false
     /// Debounced changes waiting for the consumer.
     private let ready = Mutex(ChangeSet())
     private let stopped = Atomic<Bool>(false)
@@ -158,7 +159,11 @@ final class FolderWatcher: @unchecked Sendable {
     ) -> Bool {
         if event.has(IN_Q_OVERFLOW) {
             // Events were lost: rescan everything (the incremental pass makes that cheap) and re-walk the folders.
-            onNotice(.overflow)
+            // Said once: a queue too small for the folder's bursts overflows again on the next one.
+            if !overflowNoticed {
+                overflowNoticed = true
+                onNotice(.overflow(limit: Self.sysctl("max_queued_events")))
+            }
             for root in configuration.roots {
                 pending.add(root: root, "")
                 rewatch[root, default: []].insert("")
@@ -247,7 +252,7 @@ final class FolderWatcher: @unchecked Sendable {
             limitNoticed = true
             onNotice(
                 .watchLimit(
-                    limit: Self.maxUserWatches(), unwatched: failed.count, every: configuration.fallbackEvery))
+                    limit: Self.sysctl("max_user_watches"), unwatched: failed.count, every: configuration.fallbackEvery))
         }
     }
 
@@ -279,9 +284,9 @@ final class FolderWatcher: @unchecked Sendable {
         return root.hasSuffix("/") ? root + relative : root + "/" + relative
     }
 
-    /// `fs.inotify.max_user_watches`, when readable.
-    static func maxUserWatches() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8)
+    /// `fs.inotify.NAME` (`max_user_watches`, `max_queued_events`), when readable.
+    static func sysctl(_ name: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/sys/fs/inotify/" + name, encoding: .utf8)
         else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -290,9 +295,11 @@ final class FolderWatcher: @unchecked Sendable {
 extension FolderWatcher.Notice: CustomStringConvertible {
     var description: String {
         switch self {
-        case .overflow:
-            return "the inotify queue overflowed (fs.inotify.max_queued_events): some events were lost, so every "
-                + "folder is rescanned once"
+        case .overflow(let limit):
+            let value = limit.map { " (\($0))" } ?? ""
+            return "the inotify queue overflowed: some events were lost, so every folder is rescanned (each time "
+                + "it happens; said once) — if bursts keep overflowing it, raise fs.inotify.max_queued_events\(value): "
+                + "sudo sysctl fs.inotify.max_queued_events=16384"
         case .watchLimit(let limit, let unwatched, let every):
             let value = limit.map { " (\($0))" } ?? ""
             let folders = unwatched == 1 ? "1 folder is" : "\(unwatched) folders are"
