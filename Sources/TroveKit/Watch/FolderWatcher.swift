@@ -162,7 +162,7 @@ final class FolderWatcher: @unchecked Sendable {
             // Said once: a queue too small for the folder's bursts overflows again on the next one.
             if !overflowNoticed {
                 overflowNoticed = true
-                onNotice(.overflow(limit: Self.sysctl("max_queued_events")))
+                onNotice(.overflow(limit: Self.sysctl(.maxQueuedEvents)))
             }
             for root in configuration.roots {
                 pending.add(root: root, "")
@@ -252,7 +252,7 @@ final class FolderWatcher: @unchecked Sendable {
             limitNoticed = true
             onNotice(
                 .watchLimit(
-                    limit: Self.sysctl("max_user_watches"), unwatched: failed.count, every: configuration.fallbackEvery))
+                    limit: Self.sysctl(.maxUserWatches), unwatched: failed.count, every: configuration.fallbackEvery))
         }
     }
 
@@ -284,9 +284,15 @@ final class FolderWatcher: @unchecked Sendable {
         return root.hasSuffix("/") ? root + relative : root + "/" + relative
     }
 
-    /// `fs.inotify.NAME` (`max_user_watches`, `max_queued_events`), when readable.
-    static func sysctl(_ name: String) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/sys/fs/inotify/" + name, encoding: .utf8)
+    /// The inotify limits a notice names.
+    enum Limit: String {
+        case maxUserWatches = "max_user_watches"
+        case maxQueuedEvents = "max_queued_events"
+    }
+
+    /// `fs.inotify.<limit>`, when readable.
+    static func sysctl(_ limit: Limit) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/sys/fs/inotify/" + limit.rawValue, encoding: .utf8)
         else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -298,8 +304,8 @@ extension FolderWatcher.Notice: CustomStringConvertible {
         case .overflow(let limit):
             let value = limit.map { " (\($0))" } ?? ""
             return "the inotify queue overflowed: some events were lost, so every folder is rescanned (each time "
-                + "it happens; said once) — if bursts keep overflowing it, raise fs.inotify.max_queued_events\(value): "
-                + "sudo sysctl fs.inotify.max_queued_events=16384"
+                + "it happens; said once) — if bursts keep overflowing it, raise "
+                + "fs.inotify.max_queued_events\(value): sudo sysctl fs.inotify.max_queued_events=16384"
         case .watchLimit(let limit, let unwatched, let every):
             let value = limit.map { " (\($0))" } ?? ""
             let folders = unwatched == 1 ? "1 folder is" : "\(unwatched) folders are"
