@@ -20,11 +20,22 @@ extension Doctor {
                 case .inMemory: "weights re-laid out in memory: the folder cannot hold the cache, so every process pays ~70 ms"
                 }
             return DoctorCheck(
-                name: "builtin model", passed: true, detail: "all-minilm-l6-v2 in \(folder) (\(weights))")
+                name: "builtin model", passed: true,
+                detail: "all-minilm-l6-v2 in \(folder) (\(weights)); \(precisionNote)")
         } catch {
             return DoctorCheck(
                 name: "builtin model", passed: false, detail: String(describing: error),
                 fix: "reinstall it: \(ModelFolder.installCommand)")
         }
+    }
+
+    /// Which arithmetic indexing batches use here, and why: a user who asks why indexing is fast or slow sees it.
+    var precisionNote: String {
+        guard let embedPrecision else {
+            let automatic = Precision.automatic
+            let instructions = automatic == .fp32 ? "" : ": " + automatic.instructions
+            return "indexes in \(automatic.rawValue), auto for this CPU\(instructions)"
+        }
+        return "indexes in \(embedPrecision.rawValue), as chosen (TROVE_EMBED_PRECISION, trove index --precision)"
     }
 }

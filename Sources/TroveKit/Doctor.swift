@@ -40,6 +40,9 @@ public struct Doctor: Sendable {
     public var newIndexFallsBackToBuiltin = false
     /// The argv that starts the extraction worker, whose confinement is probed; nil skips that check.
     package var extractionWorker: [String]?
+    /// The built-in model's arithmetic for indexing batches as chosen (`--precision`, `TROVE_EMBED_PRECISION`); nil:
+    /// `auto`, this CPU's best.
+    package var embedPrecision: EmbedPrecision?
 
     public init(client: OllamaClient, model: String, location: IndexLocation, chatModel: String? = nil) {
         self.client = client

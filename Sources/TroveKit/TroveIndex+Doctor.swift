@@ -20,6 +20,7 @@ extension TroveIndex {
             location: location, chatModel: chatModel)
         doctor.modelFolder = configuration.modelFolder
         doctor.extractionWorker = configuration.extractionWorker
+        doctor.embedPrecision = configuration.embedPrecision
         doctor.provider = manifest?.provider ?? choice.defaultProvider ?? .ollama
         doctor.checksOllamaChat = configuration.chatProvider == .ollama
         doctor.newIndexFallsBackToBuiltin = manifest == nil && !embedderChosen && model == nil

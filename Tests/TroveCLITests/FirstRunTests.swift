@@ -196,6 +196,10 @@ struct FirstContactTests {
         let run = await machine.trove(["doctor"])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("ok       builtin model: all-minilm-l6-v2 in "), "\(run.output)")
+        // Which arithmetic indexing uses on this CPU, and that a chosen one is named as chosen.
+        #expect(run.output.contains(", auto for this CPU"), "\(run.output)")
+        let chosen = await machine.trove(["doctor"], ["TROVE_EMBED_PRECISION": "fp32"])
+        #expect(chosen.output.contains("; indexes in fp32, as chosen (TROVE_EMBED_PRECISION"), "\(chosen.output)")
     }
 }
 
