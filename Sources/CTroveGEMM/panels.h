@@ -3,6 +3,9 @@
 
 #include <stddef.h>
 
+/// For the products' register tiles: no call to memset for zeroing their accumulators.
+#define TILE_CODE __attribute__((no_builtin("memset")))
+
 /// Multiplies `rows` rows of A from row i by one panel of W (`columns` of its columns used).
 typedef void (*trove_panel_visit)(const void *context, int i, int rows, int panel, int columns);
 

@@ -1,4 +1,5 @@
 #include "trove_bf16.h"
+#include "panels.h"
 
 static int up(int x, int to) { return (x + to - 1) / to * to; }
 
@@ -32,7 +33,7 @@ enum { KEYS = 16 };
 
 /// R rows of Q (`pairs` pairs each, rows ldq pairs apart, at q) against C blocks of 16 keys (each `pairs` deep, at k)
 /// into R rows of scores, the first `columns` of them, times scale.
-static BF16 inline __attribute__((always_inline)) void scores_tile(int R, int C, int pairs, const uint32_t *q,
+static BF16 TILE_CODE inline __attribute__((always_inline)) void scores_tile(int R, int C, int pairs, const uint32_t *q,
                                                                     int ldq, const uint32_t *k, float scale,
                                                                     int columns, float *s, int lds) {
     __m512 acc[ROWS][2];
@@ -59,10 +60,11 @@ static BF16 inline __attribute__((always_inline)) void scores_tile(int R, int C,
 
 /// R rows of the weights (pairs per row, at a) against V's pairs of rows (C vectors of 16 columns each, at v) into R
 /// rows of out, each times its factor.
-static BF16 inline __attribute__((always_inline)) void mix_tile(int R, int C, int pairs, const uint32_t *a,
+static BF16 TILE_CODE inline __attribute__((always_inline)) void mix_tile(int R, int C, int pairs, const uint32_t *a,
                                                                  const uint16_t *v, const float *factors, float *out,
                                                                  int ldo) {
     __m512 acc[ROWS][2];
+#pragma clang loop unroll(full)
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++) acc[r][c] = _mm512_setzero_ps();
     for (int p = 0; p < pairs; p++) {
@@ -75,6 +77,7 @@ static BF16 inline __attribute__((always_inline)) void mix_tile(int R, int C, in
             for (int c = 0; c < C; c++) acc[r][c] = _mm512_dpbf16_ps(acc[r][c], x, w[c]);
         }
     }
+#pragma clang loop unroll(full)
     for (int r = 0; r < R; r++)
         for (int c = 0; c < C; c++)
             _mm512_storeu_ps(out + (size_t)r * ldo + KEYS * c, _mm512_mul_ps(acc[r][c], _mm512_set1_ps(factors[r])));
@@ -84,20 +87,20 @@ typedef void (*scores_fn)(int, const uint32_t *, int, const uint32_t *, float, i
 typedef void (*mix_fn)(int, const uint32_t *, const uint16_t *, const float *, float *, int);
 
 #define TILES(R)                                                                                                      \
-    static BF16 void scores_##R##_1(int pairs, const uint32_t *q, int ldq, const uint32_t *k, float scale,          \
+    static BF16 TILE_CODE void scores_##R##_1(int pairs, const uint32_t *q, int ldq, const uint32_t *k, float scale,   \
                                     int columns, float *s, int lds) {                                                 \
         scores_tile(R, 1, pairs, q, ldq, k, scale, columns, s, lds);                                                  \
     }                                                                                                                 \
-    static BF16 void scores_##R##_2(int pairs, const uint32_t *q, int ldq, const uint32_t *k, float scale,          \
+    static BF16 TILE_CODE void scores_##R##_2(int pairs, const uint32_t *q, int ldq, const uint32_t *k, float scale,   \
                                     int columns, float *s, int lds) {                                                 \
         scores_tile(R, 2, pairs, q, ldq, k, scale, columns, s, lds);                                                  \
     }                                                                                                                 \
-    static BF16 void mix_##R##_1(int pairs, const uint32_t *a, const uint16_t *v, const float *factors, float *out, \
-                                 int ldo) {                                                                           \
+    static BF16 TILE_CODE void mix_##R##_1(int pairs, const uint32_t *a, const uint16_t *v, const float *factors,      \
+                                 float *out, int ldo) {                                                                \
         mix_tile(R, 1, pairs, a, v, factors, out, ldo);                                                               \
     }                                                                                                                 \
-    static BF16 void mix_##R##_2(int pairs, const uint32_t *a, const uint16_t *v, const float *factors, float *out, \
-                                 int ldo) {                                                                           \
+    static BF16 TILE_CODE void mix_##R##_2(int pairs, const uint32_t *a, const uint16_t *v, const float *factors,      \
+                                 float *out, int ldo) {                                                                \
         mix_tile(R, 2, pairs, a, v, factors, out, ldo);                                                               \
     }
 TILES(1)

@@ -104,7 +104,7 @@ AVX512 void trove_int8_rows(int m, int k, const float *a, int lda, int count, co
 }
 
 /// R rows of A (quads at a, row stride kp) against one packed panel (`kq` quads deep) into C's columns 0..<columns.
-static VNNI inline __attribute__((always_inline)) void tile(int R, int kq, const uint8_t *a, int kp,
+static VNNI TILE_CODE inline __attribute__((always_inline)) void tile(int R, int kq, const uint8_t *a, int kp,
                                                              const float *rowScales, const float *rowOffsets,
                                                              int count, const float *kept, const float *outliers,
                                                              int ldo, const int8_t *panel, int columns,
@@ -125,11 +125,12 @@ static VNNI inline __attribute__((always_inline)) void tile(int R, int kq, const
     }
     const float *scales = (const float *)(panel + (size_t)kq * 4 * TROVE_INT8_PANEL);
     const int32_t *sums = (const int32_t *)(scales + TROVE_INT8_PANEL);
+#pragma clang loop unroll(full)
     for (int v = 0; v < 4; v++) {
         __mmask16 mask = first(columns - 16 * v);
-        if (!mask) break;
         __m512 columnScales = _mm512_loadu_ps(scales + 16 * v);
         __m512 columnSums = _mm512_cvtepi32_ps(_mm512_loadu_si512(sums + 16 * v));
+#pragma clang loop unroll(full)
         for (int r = 0; r < R; r++) {
             float *out = c + (size_t)r * ldc + 16 * v;
             // (scale · Σ q·w + offset · Σ w) in W's units, times W's scale; then the outliers in fp32.
@@ -145,9 +146,9 @@ static VNNI inline __attribute__((always_inline)) void tile(int R, int kq, const
 }
 
 #define TILE(R)                                                                                                       \
-    static VNNI void tile_##R(int kq, const uint8_t *a, int kp, const float *rowScales, const float *rowOffsets,    \
-                              int count, const float *kept, const float *outliers, int ldo, const int8_t *panel,    \
-                              int columns, const float *bias, float *c, int ldc) {                                   \
+    static VNNI TILE_CODE void tile_##R(int kq, const uint8_t *a, int kp, const float *rowScales,                      \
+                              const float *rowOffsets, int count, const float *kept, const float *outliers, int ldo,   \
+                              const int8_t *panel, int columns, const float *bias, float *c, int ldc) {                \
         tile(R, kq, a, kp, rowScales, rowOffsets, count, kept, outliers, ldo, panel, columns, bias, c, ldc);         \
     }
 TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6)
