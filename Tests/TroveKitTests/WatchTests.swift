@@ -341,8 +341,8 @@ struct WatchTests {
             try await Task.sleep(for: .milliseconds(300))
         }
         #expect(rig.overflowed, "an overflow with a queue of 1 event")
+        try FileManager.default.createDirectory(atPath: rig.path("again"), withIntermediateDirectories: true)
         for number in 0..<50 {
-            try FileManager.default.createDirectory(atPath: rig.path("again"), withIntermediateDirectories: true)
             try rig.write("again/n\(number).md", "note \(number) after the overflow\n")
             expected.insert("again/n\(number).md")
         }
