@@ -52,12 +52,29 @@ BF16 void trove_bf16_rows(int m, int k, const float *a, int lda, uint16_t *out) 
     }
 }
 
+/// GELU with the tanh approximation: the row loops' `FastMath.gelu` (x / (2^u + 1), u = -2·√(2/π)·log₂e·(x +
+/// 0.044715x³), 2^u by Cephes' exp2f polynomial) in the same operations and order, none fused, so that each value is
+/// the one the fp32 row loop gives.
+static BF16 inline __attribute__((always_inline)) __m512 gelu_ps(__m512 x) {
+#pragma clang fp contract(off)
+    __m512 cubic = _mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f)), _mm512_set1_ps(1));
+    __m512 u = _mm512_mul_ps(_mm512_mul_ps(x, cubic), _mm512_set1_ps(-2.3022082f));
+    u = _mm512_max_ps(_mm512_min_ps(u, _mm512_set1_ps(127)), _mm512_set1_ps(-126));
+    __m512 n = _mm512_roundscale_ps(u, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_sub_ps(u, n);
+    static const float terms[] = {1.3398874e-3f, 9.6184374e-3f, 5.5503325e-2f, 2.4022648e-1f, 6.9314720e-1f, 1};
+    __m512 p = _mm512_set1_ps(1.5353362e-4f);
+    for (int i = 0; i < 6; i++) p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(terms[i]));
+    return _mm512_div_ps(x, _mm512_add_ps(_mm512_scalef_ps(p, n), _mm512_set1_ps(1)));
+}
+
 /// R rows of A (pairs at a, row stride kp) against one packed panel (`pairs` deep) into C's columns 0..<columns: into
-/// c, or with `rounded` (c NULL) rounded to bf16 there. `TILE_CODE`: the accumulators' zeroing stays in registers (the
-/// compiler made it a memset of the whole array on the stack every tile, 1.6 % of a bf16 run).
+/// c, or with `rounded` (c NULL) rounded to bf16 there, with `gelu` through GELU first. `TILE_CODE`: the
+/// accumulators' zeroing stays in registers (the compiler made it a memset of the whole array on the stack every
+/// tile, 1.6 % of a bf16 run).
 static BF16 TILE_CODE inline __attribute__((always_inline)) void tile(int R, int pairs, const uint16_t *a, int kp,
                                                              const uint16_t *panel, int columns, const float *bias,
-                                                             float *c, uint16_t *rounded, int ldc) {
+                                                             float *c, uint16_t *rounded, int gelu, int ldc) {
     __m512 acc[6][4];
     for (int r = 0; r < R; r++)
         for (int v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_ps();
@@ -80,6 +97,7 @@ static BF16 TILE_CODE inline __attribute__((always_inline)) void tile(int R, int
         for (int r = 0; r < R; r++) {
             __m512 sum = acc[r][v];
             if (bias) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, bias + 16 * v));
+            if (gelu) sum = gelu_ps(sum);
             if (rounded)
                 _mm256_mask_storeu_epi16(rounded + (size_t)r * ldc + 16 * v, mask, (__m256i)_mm512_cvtneps_pbh(sum));
             else
@@ -90,8 +108,8 @@ static BF16 TILE_CODE inline __attribute__((always_inline)) void tile(int R, int
 
 #define TILE(R)                                                                                                       \
     static BF16 TILE_CODE void tile_##R(int pairs, const uint16_t *a, int kp, const uint16_t *panel, int columns,      \
-                              const float *bias, float *c, uint16_t *rounded, int ldc) {                              \
-        tile(R, pairs, a, kp, panel, columns, bias, c, rounded, ldc);                                                 \
+                              const float *bias, float *c, uint16_t *rounded, int gelu, int ldc) {                    \
+        tile(R, pairs, a, kp, panel, columns, bias, c, rounded, gelu, ldc);                                           \
     }
 TILE(1)
 TILE(2)
@@ -107,27 +125,34 @@ struct product {
     int kp, ldc;
     float *c;
     uint16_t *rounded;
+    int gelu;
 };
 
 static BF16 void visit(const void *context, int i, int rows, int panel, int columns) {
     static void (*const tiles[7])(int, const uint16_t *, int, const uint16_t *, int, const float *, float *,
-                                  uint16_t *, int) = {0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
+                                  uint16_t *, int, int) = {0, tile_1, tile_2, tile_3, tile_4, tile_5, tile_6};
     const struct product *p = context;
     size_t at = (size_t)i * p->ldc + panel * TROVE_BF16_PANEL;
     tiles[rows](p->kp / 2, p->a + (size_t)i * p->kp, p->kp, p->packed + (size_t)panel * TROVE_BF16_PANEL * p->kp,
                 columns, p->bias ? p->bias + panel * TROVE_BF16_PANEL : 0, p->c ? p->c + at : 0,
-                p->rounded ? p->rounded + at : 0, p->ldc);
+                p->rounded ? p->rounded + at : 0, p->gelu, p->ldc);
 }
 
 BF16 void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
                           float *c, int ldc) {
-    struct product p = {a, packed, bias, even(k), ldc, c, 0};
+    struct product p = {a, packed, bias, even(k), ldc, c, 0, 0};
     trove_walk_panels(m, n, TROVE_BF16_PANEL, (size_t)TROVE_BF16_PANEL * even(k) * 2, visit, &p);
 }
 
 BF16 void trove_bf16_gemm_rounded(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
                                   uint16_t *c, int ldc) {
-    struct product p = {a, packed, bias, even(k), ldc, 0, c};
+    struct product p = {a, packed, bias, even(k), ldc, 0, c, 0};
+    trove_walk_panels(m, n, TROVE_BF16_PANEL, (size_t)TROVE_BF16_PANEL * even(k) * 2, visit, &p);
+}
+
+BF16 void trove_bf16_gemm_gelu(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
+                               uint16_t *c, int ldc) {
+    struct product p = {a, packed, bias, even(k), ldc, 0, c, 1};
     trove_walk_panels(m, n, TROVE_BF16_PANEL, (size_t)TROVE_BF16_PANEL * even(k) * 2, visit, &p);
 }
 
@@ -141,6 +166,10 @@ void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *pac
 }
 void trove_bf16_gemm_rounded(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
                              uint16_t *c, int ldc) {
+    __builtin_trap();
+}
+void trove_bf16_gemm_gelu(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
+                          uint16_t *c, int ldc) {
     __builtin_trap();
 }
 

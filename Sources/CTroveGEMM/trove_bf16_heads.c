@@ -127,9 +127,9 @@ static const mix_fn mix_tiles[ROWS + 1][3] = {
     {0, mix_5_1, mix_5_2}, {0, mix_6_1, mix_6_2}, {0, mix_7_1, mix_7_2}, {0, mix_8_1, mix_8_2},
     {0, mix_9_1, mix_9_2}, {0, mix_10_1, mix_10_2}, {0, mix_11_1, mix_11_2}, {0, mix_12_1, mix_12_2}};
 
-/// 2^x for x ≤ 0 (down to -126; below, 2^-126), to ~1 ulp: Cephes' exp2f polynomial on [-½, ½], as the row loops'
-/// FastMath.exp2, the power of two put in by `VSCALEFPS`.
-static BF16 inline __attribute__((always_inline)) __m512 exp2_ps(__m512 x) {
+/// 2^x for x ≤ 0 (down to -126; below, 2^-126) in the lanes of `mask`, zero in the others, to ~1 ulp: Cephes'
+/// exp2f polynomial on [-½, ½], as the row loops' FastMath.exp2, the power of two put in by `VSCALEFPS`.
+static BF16 inline __attribute__((always_inline)) __m512 exp2_ps(__mmask16 mask, __m512 x) {
     x = _mm512_max_ps(x, _mm512_set1_ps(-126));
     __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_sub_ps(x, n);
@@ -140,41 +140,100 @@ static BF16 inline __attribute__((always_inline)) __m512 exp2_ps(__m512 x) {
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(2.4022648e-1f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(6.9314720e-1f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1));
-    return _mm512_scalef_ps(p, n);
+    return _mm512_maskz_scalef_ps(mask, p, n);
 }
 
-/// One row of scores (n floats) → 2^(x − the row's largest) in bf16 (np values, the pad a zero); returns 1 / their
-/// sum (taken in fp32, before the rounding).
-static BF16 float softmax_row(int n, int np, const float *scores, uint16_t *weights) {
-    __m512 largest = _mm512_set1_ps(-__builtin_inff());
+/// R ≤ 6 rows of scores (n floats each, rows n apart) → 2^(x − the row's largest) in bf16 (np values a row, the pad
+/// a zero), and each row's 1 / their sum (taken in fp32, before the rounding) in factors. The rows go through each
+/// block of 16 keys together (one row's max and sum are chains of dependent instructions, six rows' are not), their
+/// sums in registers: R is a constant in each of `softmax_rows`' calls.
+static BF16 inline __attribute__((always_inline)) void softmax_group(int R, int n, int np, const float *scores,
+                                                                     uint16_t *weights, float *factors) {
+    __m512 shift[6], total[6];
+#pragma clang loop unroll(full)
+    for (int r = 0; r < R; r++) shift[r] = _mm512_set1_ps(-__builtin_inff());
     for (int j = 0; j < n; j += KEYS) {
         __mmask16 mask = n - j >= KEYS ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1);
-        largest = _mm512_max_ps(largest, _mm512_mask_loadu_ps(largest, mask, scores + j));
+#pragma clang loop unroll(full)
+        for (int r = 0; r < R; r++)
+            shift[r] = _mm512_max_ps(shift[r], _mm512_mask_loadu_ps(shift[r], mask, scores + (size_t)r * n + j));
     }
-    __m512 shift = _mm512_set1_ps(_mm512_reduce_max_ps(largest)), total = _mm512_setzero_ps();
+#pragma clang loop unroll(full)
+    for (int r = 0; r < R; r++) {
+        shift[r] = _mm512_set1_ps(_mm512_reduce_max_ps(shift[r]));
+        total[r] = _mm512_setzero_ps();
+    }
     for (int j = 0; j < np; j += KEYS) {
         __mmask16 mask = n - j >= KEYS ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1);
         __mmask16 room = np - j >= KEYS ? (__mmask16)0xffff : (__mmask16)((1u << (np - j)) - 1);
-        __m512 e = _mm512_maskz_mov_ps(mask, exp2_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, scores + j), shift)));
-        total = _mm512_add_ps(total, e);
-        _mm256_mask_storeu_epi16(weights + j, room, (__m256i)_mm512_cvtneps_pbh(e));
+#pragma clang loop unroll(full)
+        for (int r = 0; r < R; r++) {
+            __m512 x = _mm512_maskz_loadu_ps(mask, scores + (size_t)r * n + j);
+            __m512 e = exp2_ps(mask, _mm512_sub_ps(x, shift[r]));
+            total[r] = _mm512_add_ps(total[r], e);
+            _mm256_mask_storeu_epi16(weights + (size_t)r * np + j, room, (__m256i)_mm512_cvtneps_pbh(e));
+        }
     }
-    return 1 / _mm512_reduce_add_ps(total);
+#pragma clang loop unroll(full)
+    for (int r = 0; r < R; r++) factors[r] = 1 / _mm512_reduce_add_ps(total[r]);
+}
+
+/// `softmax_group` over R rows, six at a time.
+static BF16 void softmax_rows(int R, int n, int np, const float *scores, uint16_t *weights, float *factors) {
+    for (int r = 0; r < R; r += 6) {
+        const float *s = scores + (size_t)r * n;
+        uint16_t *w = weights + (size_t)r * np;
+        switch (R - r < 6 ? R - r : 6) {
+        case 1: softmax_group(1, n, np, s, w, factors + r); break;
+        case 2: softmax_group(2, n, np, s, w, factors + r); break;
+        case 3: softmax_group(3, n, np, s, w, factors + r); break;
+        case 4: softmax_group(4, n, np, s, w, factors + r); break;
+        case 5: softmax_group(5, n, np, s, w, factors + r); break;
+        default: softmax_group(6, n, np, s, w, factors + r); break;
+        }
+    }
+}
+
+/// K's rows as blocks of 16 keys, each pair of a block one vector: keys[block][pair][key], the keys past n zeros.
+/// Sixteen rows (`pairs` ≤ 16 pairs each, rows ldp pairs apart) at a time, transposed in registers (the compiler made
+/// the plain loop a scatter, slow on AMD).
+static BF16 void key_blocks(int n, int pairs, int blocks, const uint32_t *rows, int ldp, uint32_t *keys) {
+    __mmask16 held = (__mmask16)((1u << pairs) - 1);
+    for (int block = 0; block < blocks; block++) {
+        __m512i x[KEYS], y[KEYS];
+        for (int key = 0; key < KEYS; key++) {
+            int j = block * KEYS + key;
+            x[key] = j < n ? _mm512_maskz_loadu_epi32(held, rows + (size_t)j * ldp) : _mm512_setzero_si512();
+        }
+        // 16×16 dwords: rows interleaved by dword, then by qword, then by 128-bit lane twice; x[p] is then pair p.
+        for (int i = 0; i < KEYS; i += 2) {
+            y[i] = _mm512_unpacklo_epi32(x[i], x[i + 1]);
+            y[i + 1] = _mm512_unpackhi_epi32(x[i], x[i + 1]);
+        }
+        for (int i = 0; i < KEYS; i += 4)
+            for (int h = 0; h < 2; h++) {
+                x[i + 2 * h] = _mm512_unpacklo_epi64(y[i + h], y[i + h + 2]);
+                x[i + 2 * h + 1] = _mm512_unpackhi_epi64(y[i + h], y[i + h + 2]);
+            }
+        for (int i = 0; i < KEYS; i += 8)
+            for (int h = 0; h < 4; h++) {
+                y[i + h] = _mm512_shuffle_i32x4(x[i + h], x[i + h + 4], 0x88);
+                y[i + h + 4] = _mm512_shuffle_i32x4(x[i + h], x[i + h + 4], 0xdd);
+            }
+        for (int h = 0; h < 8; h++) {
+            x[h] = _mm512_shuffle_i32x4(y[h], y[h + 8], 0x88);
+            x[h + 8] = _mm512_shuffle_i32x4(y[h], y[h + 8], 0xdd);
+        }
+        for (int p = 0; p < pairs; p++) _mm512_storeu_si512(keys + ((size_t)block * pairs + p) * KEYS, x[p]);
+    }
 }
 
 BF16 void trove_bf16_head(int n, int d, float scale, const uint16_t *q, const uint16_t *k, const uint16_t *v,
                           int ld, float *out, int ldo, uint16_t *scratch) {
     int pairs = d / 2, ldp = ld / 2, np = up(n, 2), C = d / KEYS, blocks = up(n, 32) / KEYS;
     struct parts at = parts(n, d);
-    // K's rows as blocks of 16 keys, each pair of a block one vector: keys[block][pair][key].
-    const uint32_t *rows = (const uint32_t *)k;
     uint32_t *keys = (uint32_t *)scratch;
-    for (int block = 0; block < blocks; block++)
-        for (int key = 0; key < KEYS; key++) {
-            int j = block * KEYS + key;
-            for (int p = 0; p < pairs; p++)
-                keys[((size_t)block * pairs + p) * KEYS + key] = j < n ? rows[(size_t)j * ldp + p] : 0;
-        }
+    key_blocks(n, pairs, blocks, (const uint32_t *)k, ldp, keys);
     // V's rows two by two, interleaved: values[pair][column][2], each 16 columns of a pair one vector.
     uint16_t *values = scratch + at.values;
     const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
@@ -198,7 +257,7 @@ BF16 void trove_bf16_head(int n, int d, float scale, const uint16_t *q, const ui
             scores_tiles[R][columns > KEYS ? 2 : 1](pairs, queries + (size_t)i * ldp, ldp, keys + (size_t)j * pairs,
                                                     scale, columns, scores + j, n);
         }
-        for (int r = 0; r < R; r++) factors[r] = softmax_row(n, np, scores + (size_t)r * n, weights + (size_t)r * np);
+        softmax_rows(R, n, np, scores, weights, factors);
         mix_tiles[R][C](np / 2, (const uint32_t *)weights, values, factors, out + (size_t)i * ldo, ldo);
     }
 }

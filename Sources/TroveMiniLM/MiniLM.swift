@@ -192,7 +192,6 @@ import Synchronization
         let qkv = Buffer(total * d3)
         let attention = Buffer(total * d)
         let context = Buffer(total * d)
-        let middle = Buffer(Self.feedForwardRows * Self.intermediate)
         // A bf16 batch runs its heads in bf16 too (`trove_bf16_head`), and so does an int8 batch where its
         // feed-forward product is bf16 (AMD), each lane with its own scratch (in floats); the others hold each lane's
         // scores.
@@ -202,7 +201,12 @@ import Synchronization
         let heads = Buffer(lanes * headScratch)
         // Those heads read q, k and v in bf16, as the QKV product stores them.
         let qkvRounded = UnsafeMutablePointer<UInt16>.allocate(capacity: bf16Heads ? total * d3 : 1)
-        defer { qkvRounded.deallocate() }
+        // A bf16 batch's feed-forward block goes from one product to the next in bf16, through GELU on the way.
+        let bf16FeedForward = !short && precision == .bf16
+        let middleRounded = UnsafeMutablePointer<UInt16>.allocate(
+            capacity: bf16FeedForward ? Self.feedForwardRows * Self.intermediate : 1)
+        defer { [qkvRounded, middleRounded].forEach { $0.deallocate() } }
+        let middle = Buffer(bf16FeedForward ? 0 : Self.feedForwardRows * Self.intermediate)
         let scores = Buffer(bf16Heads ? 0 : lanes * longest * longest)
         let inverseSums = Buffer(bf16Heads ? 0 : lanes * longest)
         defer { [h, qkv, attention, context, scores, inverseSums, middle, heads].forEach { $0.free() } }
@@ -233,9 +237,9 @@ import Synchronization
             // Row t of qkv is [q_t | k_t | v_t]: with a copy, one product.
             if let reduced, let packed {
                 product(
-                    h.pointer, rows: total, inner: d, reduced, packed.qkv, [layer.query, layer.key, layer.value],
-                    outer: d3, into: qkv.pointer, rounded: bf16Heads ? qkvRounded : nil,
-                    bias: weights.qkvBias(layer: index), lanes: lanes)
+                    .floats(h.pointer), rows: total, inner: d, reduced, packed.qkv,
+                    [layer.query, layer.key, layer.value], outer: d3, into: qkv.pointer,
+                    rounded: bf16Heads ? qkvRounded : nil, bias: weights.qkvBias(layer: index), lanes: lanes)
             } else if let relaid {
                 Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
                 gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
@@ -302,14 +306,27 @@ import Synchronization
             while start < total {
                 let rows = min(Self.feedForwardRows, total - start)
                 let block = attention.pointer + start * d
-                multiply(
-                    block, rows: rows, inner: d, layer.intermediate, relaid?.intermediate,
-                    (reduced, packed?.intermediate), outer: Self.intermediate, into: middle.pointer, lanes: lanes)
-                Kernels.biasGELU(middle.pointer, rows: rows, width: Self.intermediate, bias: layer.intermediate.bias, build: rowKernels)
                 let out = h.pointer + start * d
-                multiply(
-                    middle.pointer, rows: rows, inner: Self.intermediate, layer.feedForward, relaid?.feedForward,
-                    (reduced, packed?.feedForward), outer: d, into: out, lanes: lanes)
+                if bf16FeedForward, let reduced, let packed {
+                    // The bias and GELU on the first product's way out, its result read by the second as it is.
+                    product(
+                        .floats(block), rows: rows, inner: d, reduced, packed.intermediate, [layer.intermediate],
+                        outer: Self.intermediate, into: middle.pointer, rounded: middleRounded, gelu: true,
+                        bias: layer.intermediate.bias, lanes: lanes)
+                    product(
+                        .bf16(middleRounded), rows: rows, inner: Self.intermediate, reduced, packed.feedForward,
+                        [layer.feedForward], outer: d, into: out, bias: nil, lanes: lanes)
+                } else {
+                    multiply(
+                        block, rows: rows, inner: d, layer.intermediate, relaid?.intermediate,
+                        (reduced, packed?.intermediate), outer: Self.intermediate, into: middle.pointer, lanes: lanes)
+                    Kernels.biasGELU(
+                        middle.pointer, rows: rows, width: Self.intermediate, bias: layer.intermediate.bias,
+                        build: rowKernels)
+                    multiply(
+                        middle.pointer, rows: rows, inner: Self.intermediate, layer.feedForward, relaid?.feedForward,
+                        (reduced, packed?.feedForward), outer: d, into: out, lanes: lanes)
+                }
                 Kernels.layerNorm(
                     out, rows: rows, bias: layer.feedForward.bias, residual: block, weight: layer.outputNorm.weight,
                     shift: layer.outputNorm.bias, epsilon: Self.epsilon, build: rowKernels)
@@ -346,7 +363,8 @@ import Synchronization
     ) {
         if let reduced = packed.0, let matrix = packed.1 {
             product(
-                x, rows: rows, inner: inner, reduced, matrix, [file], outer: outer, into: out, bias: nil, lanes: lanes)
+                .floats(x), rows: rows, inner: inner, reduced, matrix, [file], outer: outer, into: out, bias: nil,
+                lanes: lanes)
         } else if let copy {
             gemm(x, rows: rows, inner: inner, copy.weight, outer: outer, into: out, beta: 0, lanes: lanes)
         } else {
@@ -378,20 +396,24 @@ import Synchronization
 
     /// `out = x · Wᵀ + bias` (`outer` floats, or nil) in reduced precision: x converted once (on this thread), then
     /// each lane multiplies its own whole panels of the packed W, adding the bias as it stores them (no pass of its
-    /// own over `out`). With `rounded`, the result goes there in bf16 instead (a bf16 product stores it so; the others
-    /// write `out` and convert it). Rows of `out` are `outer` apart. `file` is W as the
-    /// model file holds it, its matrices' rows one after another (Q, K, V): int8 reads its outlier columns there.
+    /// own over `out`). With `rounded`, the result goes there in bf16 instead (a bf16 product stores it so, and leaves
+    /// `out` untouched; the others write `out` and convert it), with `gelu` (bf16 only) through GELU first. Rows of
+    /// `out` are `outer` apart. `file` is W as the model file holds it, its matrices' rows one after another (Q, K,
+    /// V): int8 reads its outlier columns there.
     private func product(
-        _ x: UnsafePointer<Float>, rows: Int, inner: Int, _ reduced: Reduced, _ packed: ReducedWeights.Matrix,
-        _ file: [Dense], outer: Int, into out: UnsafeMutablePointer<Float>, rounded: UnsafeMutablePointer<UInt16>? = nil,
-        bias: UnsafePointer<Float>?, lanes: Int
+        _ input: Rows, rows: Int, inner: Int, _ reduced: Reduced, _ packed: ReducedWeights.Matrix, _ file: [Dense],
+        outer: Int, into out: UnsafeMutablePointer<Float>, rounded: UnsafeMutablePointer<UInt16>? = nil,
+        gelu: Bool = false, bias: UnsafePointer<Float>?, lanes: Int
     ) {
+        precondition(!gelu || packed.precision == .bf16 && rounded != nil, "GELU on the way out is a bf16 product's")
         let matrix = packed.base
         defer {
             if let rounded, packed.precision != .bf16 {
                 trove_bf16_rows(Int32(rows), Int32(outer), out, Int32(outer), rounded)
             }
         }
+        // The floats of every product but a bf16 one, which may take rows already in bf16.
+        var x: UnsafePointer<Float> { input.floats }
         switch packed.precision {
         case .fp32:
             // int8's feed-forward product where bf16 is slow: OpenBLAS on the model file's `[outer, inner]` matrix.
@@ -401,13 +423,19 @@ import Synchronization
                 x, rows: rows, inner: inner, file[0].weight, outer: outer, into: out, beta: bias == nil ? 0 : 1,
                 lanes: lanes, fileLayout: true)
         case .bf16:
-            let a = reduced.scratch.assumingMemoryBound(to: UInt16.self)
-            trove_bf16_rows(Int32(rows), Int32(inner), x, Int32(inner), a)
+            let a: UnsafePointer<UInt16>
+            switch input {
+            case .bf16(let converted): a = converted
+            case .floats(let x):
+                let scratch = reduced.scratch.assumingMemoryBound(to: UInt16.self)
+                trove_bf16_rows(Int32(rows), Int32(inner), x, Int32(inner), scratch)
+                a = UnsafePointer(scratch)
+            }
             let panelValues = trove_bf16_packed_count(TROVE_BF16_PANEL, Int32(inner))
             splitPanels(outer: outer, width: Int(TROVE_BF16_PANEL), lanes: lanes) { first, count, panel in
                 let w = matrix.assumingMemoryBound(to: UInt16.self) + panel * panelValues
                 if let rounded {
-                    trove_bf16_gemm_rounded(
+                    (gelu ? trove_bf16_gemm_gelu : trove_bf16_gemm_rounded)(
                         Int32(rows), Int32(count), Int32(inner), a, w, bias.map { $0 + first }, rounded + first,
                         Int32(outer))
                 } else {
@@ -511,6 +539,18 @@ private final class Slot<Value: Sendable>: Sendable {
 private struct LanesBody: @unchecked Sendable {
     // @unchecked: the lanes write disjoint columns and heads of buffers that outlive the `concurrentPerform` call.
     let run: (Int) -> Void
+}
+
+/// A reduced-precision product's rows: floats, or for a bf16 product rows already in bf16 (as `trove_bf16_rows` or a
+/// rounding product leaves them: each row `inner` values, rounded up to even).
+private enum Rows {
+    case floats(UnsafePointer<Float>)
+    case bf16(UnsafePointer<UInt16>)
+
+    var floats: UnsafePointer<Float> {
+        guard case .floats(let x) = self else { preconditionFailure("only a bf16 product reads rows in bf16") }
+        return x
+    }
 }
 
 /// A forward pass's reduced-precision state: the packed weights and room for one product's converted rows (and,

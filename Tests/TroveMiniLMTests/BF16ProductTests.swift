@@ -2,13 +2,14 @@ import CTroveGEMM
 import Foundation
 import Testing
 import TroveBLAS
+import TroveMiniLMKernels
 
 import TroveTestTraits
 
-/// The bf16 products (`trove_bf16_pack`, `trove_bf16_rows`, `trove_bf16_gemm`, `trove_bf16_gemm_rounded`, and the
-/// attention head `trove_bf16_head`) against Double arithmetic on the same bf16-rounded inputs, on shapes that leave every remainder
-/// of the kernels' row groups, column panels and 16-column vectors, odd inner lengths (a zero pad) and the model's
-/// own 384 and 1536.
+/// The bf16 products (`trove_bf16_pack`, `trove_bf16_rows`, `trove_bf16_gemm`, `trove_bf16_gemm_rounded`,
+/// `trove_bf16_gemm_gelu`, and the attention head `trove_bf16_head`) against Double arithmetic on the same
+/// bf16-rounded inputs, on shapes that leave every remainder of the kernels' row groups, column panels and 16-column
+/// vectors, odd inner lengths (a zero pad) and the model's own 384 and 1536.
 @Suite("bf16 products", .offCooperativePool)
 struct BF16ProductTests {
     /// The value of a bf16.
@@ -52,7 +53,7 @@ struct BF16ProductTests {
     }
 
     @Test(
-        "six rows of A against 64-column panels, every tail, whole and from a later panel",
+        "six rows of A against 64-column panels, every tail, whole and from a later panel; out in fp32, bf16, GELU and bf16",
         .enabled(if: CPU.hasAVX512BF16, "this CPU has no AVX-512 BF16"))
     func products() {
         for (m, n, k) in Self.shapes {
@@ -77,6 +78,7 @@ struct BF16ProductTests {
                     // The same product stored in bf16 too: each value the fp32 one rounded, nothing else written.
                     let untouched: UInt16 = 0xABCD
                     var rounded = [UInt16](repeating: untouched, count: m * ldc)
+                    var activated = rounded
                     packed.withUnsafeBufferPointer { packed in
                         bias.withUnsafeBufferPointer { bias in
                             let w = packed.baseAddress! + firstPanel * 64 * kp
@@ -88,6 +90,11 @@ struct BF16ProductTests {
                             rounded.withUnsafeMutableBufferPointer { rounded in
                                 trove_bf16_gemm_rounded(
                                     Int32(m), Int32(n - first), Int32(k), rows, w, b, rounded.baseAddress! + first,
+                                    Int32(ldc))
+                            }
+                            activated.withUnsafeMutableBufferPointer { activated in
+                                trove_bf16_gemm_gelu(
+                                    Int32(m), Int32(n - first), Int32(k), rows, w, b, activated.baseAddress! + first,
                                     Int32(ldc))
                             }
                         }
@@ -105,12 +112,20 @@ struct BF16ProductTests {
                                 "m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
                         }
                     }
+                    // Through GELU: each value the fp32 one through the row loop's GELU, then rounded, to the bit.
+                    var gelu = c
+                    let zeros = [Float](repeating: 0, count: ldc)
+                    RowKernels.biasGELU(&gelu, rows: m, width: ldc, bias: zeros)
                     for r in 0..<m {
                         for j in 0..<ldc {
-                            let expected = j >= first && j < n ? trove_bf16_round(c[r * ldc + j]) : untouched
+                            let inside = j >= first && j < n
+                            let expected = inside ? trove_bf16_round(c[r * ldc + j]) : untouched
                             #expect(
                                 rounded[r * ldc + j] == expected,
                                 "rounded: m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
+                            #expect(
+                                activated[r * ldc + j] == (inside ? trove_bf16_round(gelu[r * ldc + j]) : untouched),
+                                "GELU: m \(m) n \(n) k \(k) bias \(withBias) from \(first), at \(r), \(j)")
                         }
                     }
                 }

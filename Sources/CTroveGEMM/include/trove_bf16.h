@@ -41,6 +41,12 @@ void trove_bf16_gemm(int m, int n, int k, const uint16_t *a, const uint16_t *pac
 void trove_bf16_gemm_rounded(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
                              uint16_t *c, int ldc);
 
+/// As `trove_bf16_gemm_rounded`, each value through GELU (the tanh form, as the row loops') before it is rounded: a
+/// bf16 batch's feed-forward product, whose result the next product reads as it is (no pass of GELU over fp32 values
+/// and no conversion of them).
+void trove_bf16_gemm_gelu(int m, int n, int k, const uint16_t *a, const uint16_t *packed, const float *bias,
+                          uint16_t *c, int ldc);
+
 /// One attention head of a batch's long sequence in bf16 (its two products of n×n×d ran in fp32 through OpenBLAS, a
 /// fifth of a bf16 batch's time): `out` (n×d, row stride ldo) = softmax(scale · Q · Kᵀ, in powers of 2) · V, where
 /// row i of Q, K and V (d bf16 values, d 16 or 32; ld even) starts at q, k and v + i·ld. The softmax's weights are
