@@ -238,8 +238,9 @@ import Synchronization
             if let reduced, let packed {
                 product(
                     .floats(h.pointer), rows: total, inner: d, reduced, packed.qkv,
-                    [layer.query, layer.key, layer.value], outer: d3, into: qkv.pointer,
-                    rounded: bf16Heads ? qkvRounded : nil, bias: weights.qkvBias(layer: index), lanes: lanes)
+                    [layer.query, layer.key, layer.value], outer: d3,
+                    into: bf16Heads ? .bf16(qkvRounded, via: qkv.pointer) : .floats(qkv.pointer),
+                    bias: weights.qkvBias(layer: index), lanes: lanes)
             } else if let relaid {
                 Kernels.fillRows(qkv.pointer, rows: total, with: relaid.qkv.bias, width: d3)
                 gemm(h.pointer, rows: total, inner: d, relaid.qkv.weight, outer: d3, into: qkv.pointer, beta: 1, lanes: lanes)
@@ -311,11 +312,11 @@ import Synchronization
                     // The bias and GELU on the first product's way out, its result read by the second as it is.
                     product(
                         .floats(block), rows: rows, inner: d, reduced, packed.intermediate, [layer.intermediate],
-                        outer: Self.intermediate, into: middle.pointer, rounded: middleRounded, gelu: true,
-                        bias: layer.intermediate.bias, lanes: lanes)
+                        outer: Self.intermediate, into: .bf16GELU(middleRounded), bias: layer.intermediate.bias,
+                        lanes: lanes)
                     product(
                         .bf16(middleRounded), rows: rows, inner: Self.intermediate, reduced, packed.feedForward,
-                        [layer.feedForward], outer: d, into: out, bias: nil, lanes: lanes)
+                        [layer.feedForward], outer: d, into: .floats(out), bias: nil, lanes: lanes)
                 } else {
                     multiply(
                         block, rows: rows, inner: d, layer.intermediate, relaid?.intermediate,
@@ -363,8 +364,8 @@ import Synchronization
     ) {
         if let reduced = packed.0, let matrix = packed.1 {
             product(
-                .floats(x), rows: rows, inner: inner, reduced, matrix, [file], outer: outer, into: out, bias: nil,
-                lanes: lanes)
+                .floats(x), rows: rows, inner: inner, reduced, matrix, [file], outer: outer, into: .floats(out),
+                bias: nil, lanes: lanes)
         } else if let copy {
             gemm(x, rows: rows, inner: inner, copy.weight, outer: outer, into: out, beta: 0, lanes: lanes)
         } else {
@@ -394,26 +395,23 @@ import Synchronization
         }
     }
 
-    /// `out = x · Wᵀ + bias` (`outer` floats, or nil) in reduced precision: x converted once (on this thread), then
-    /// each lane multiplies its own whole panels of the packed W, adding the bias as it stores them (no pass of its
-    /// own over `out`). With `rounded`, the result goes there in bf16 instead (a bf16 product stores it so, and leaves
-    /// `out` untouched; the others write `out` and convert it), with `gelu` (bf16 only) through GELU first. Rows of
-    /// `out` are `outer` apart. `file` is W as the model file holds it, its matrices' rows one after another (Q, K,
-    /// V): int8 reads its outlier columns there.
+    /// `x · Wᵀ + bias` (`outer` floats, or nil) in reduced precision, into `destination` (rows `outer` apart): x
+    /// converted once (on this thread), then each lane multiplies its own whole panels of the packed W, adding the bias
+    /// as it stores them (no pass of its own over the result). `file` is W as the model file holds it, its matrices'
+    /// rows one after another (Q, K, V): int8 reads its outlier columns there.
     private func product(
         _ input: Rows, rows: Int, inner: Int, _ reduced: Reduced, _ packed: ReducedWeights.Matrix, _ file: [Dense],
-        outer: Int, into out: UnsafeMutablePointer<Float>, rounded: UnsafeMutablePointer<UInt16>? = nil,
-        gelu: Bool = false, bias: UnsafePointer<Float>?, lanes: Int
+        outer: Int, into destination: Destination, bias: UnsafePointer<Float>?, lanes: Int
     ) {
-        precondition(!gelu || packed.precision == .bf16 && rounded != nil, "GELU on the way out is a bf16 product's")
         let matrix = packed.base
         defer {
-            if let rounded, packed.precision != .bf16 {
+            if case .bf16(let rounded, let out) = destination, packed.precision != .bf16 {
                 trove_bf16_rows(Int32(rows), Int32(outer), out, Int32(outer), rounded)
             }
         }
-        // The floats of every product but a bf16 one, which may take rows already in bf16.
+        // The floats of every product but a bf16 one, which may take rows already in bf16, and where they go.
         var x: UnsafePointer<Float> { input.floats }
+        var out: UnsafeMutablePointer<Float> { destination.floats }
         switch packed.precision {
         case .fp32:
             // int8's feed-forward product where bf16 is slow: OpenBLAS on the model file's `[outer, inner]` matrix.
@@ -434,14 +432,16 @@ import Synchronization
             let panelValues = trove_bf16_packed_count(TROVE_BF16_PANEL, Int32(inner))
             splitPanels(outer: outer, width: Int(TROVE_BF16_PANEL), lanes: lanes) { first, count, panel in
                 let w = matrix.assumingMemoryBound(to: UInt16.self) + panel * panelValues
-                if let rounded {
-                    (gelu ? trove_bf16_gemm_gelu : trove_bf16_gemm_rounded)(
-                        Int32(rows), Int32(count), Int32(inner), a, w, bias.map { $0 + first }, rounded + first,
-                        Int32(outer))
-                } else {
-                    trove_bf16_gemm(
-                        Int32(rows), Int32(count), Int32(inner), a, w, bias.map { $0 + first }, out + first,
-                        Int32(outer))
+                let b = bias.map { $0 + first }
+                switch destination {
+                case .floats(let out):
+                    trove_bf16_gemm(Int32(rows), Int32(count), Int32(inner), a, w, b, out + first, Int32(outer))
+                case .bf16(let rounded, _):
+                    trove_bf16_gemm_rounded(
+                        Int32(rows), Int32(count), Int32(inner), a, w, b, rounded + first, Int32(outer))
+                case .bf16GELU(let rounded):
+                    trove_bf16_gemm_gelu(
+                        Int32(rows), Int32(count), Int32(inner), a, w, b, rounded + first, Int32(outer))
                 }
             }
         case .int8:
@@ -550,6 +550,22 @@ private enum Rows {
     var floats: UnsafePointer<Float> {
         guard case .floats(let x) = self else { preconditionFailure("only a bf16 product reads rows in bf16") }
         return x
+    }
+}
+
+/// Where a reduced-precision product's result goes.
+private enum Destination {
+    case floats(UnsafeMutablePointer<Float>)
+    /// Rounded to bf16: a bf16 product rounds as it stores; the others write the floats (`via`) and convert them.
+    case bf16(UnsafeMutablePointer<UInt16>, via: UnsafeMutablePointer<Float>)
+    /// Through GELU, then rounded to bf16: a bf16 product's alone.
+    case bf16GELU(UnsafeMutablePointer<UInt16>)
+
+    var floats: UnsafeMutablePointer<Float> {
+        switch self {
+        case .floats(let out), .bf16(_, let out): out
+        case .bf16GELU: preconditionFailure("only a bf16 product applies GELU as it stores")
+        }
     }
 }
 
