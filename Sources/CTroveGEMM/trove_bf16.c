@@ -1,4 +1,5 @@
 #include "trove_bf16.h"
+#include "exp2_terms.h"
 #include "panels.h"
 
 #include <string.h>
@@ -62,9 +63,8 @@ static BF16 inline __attribute__((always_inline)) __m512 gelu_ps(__m512 x) {
     u = _mm512_max_ps(_mm512_min_ps(u, _mm512_set1_ps(127)), _mm512_set1_ps(-126));
     __m512 n = _mm512_roundscale_ps(u, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_sub_ps(u, n);
-    static const float terms[] = {1.3398874e-3f, 9.6184374e-3f, 5.5503325e-2f, 2.4022648e-1f, 6.9314720e-1f, 1};
-    __m512 p = _mm512_set1_ps(1.5353362e-4f);
-    for (int i = 0; i < 6; i++) p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(terms[i]));
+    __m512 p = _mm512_set1_ps(trove_exp2_terms[0]);
+    for (int i = 1; i < 7; i++) p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(trove_exp2_terms[i]));
     return _mm512_div_ps(x, _mm512_add_ps(_mm512_scalef_ps(p, n), _mm512_set1_ps(1)));
 }
 

@@ -1,4 +1,5 @@
 #include "trove_bf16.h"
+#include "exp2_terms.h"
 #include "panels.h"
 
 static int up(int x, int to) { return (x + to - 1) / to * to; }
@@ -133,13 +134,8 @@ static BF16 inline __attribute__((always_inline)) __m512 exp2_ps(__mmask16 mask,
     x = _mm512_max_ps(x, _mm512_set1_ps(-126));
     __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_sub_ps(x, n);
-    __m512 p = _mm512_set1_ps(1.5353362e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3398874e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(9.6184374e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.5503325e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(2.4022648e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(6.9314720e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1));
+    __m512 p = _mm512_set1_ps(trove_exp2_terms[0]);
+    for (int i = 1; i < 7; i++) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(trove_exp2_terms[i]));
     return _mm512_maskz_scalef_ps(mask, p, n);
 }
 
