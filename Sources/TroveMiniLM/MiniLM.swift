@@ -42,7 +42,7 @@ import Synchronization
     /// The folder the files came from.
     package let folder: String
     package let tokenizer: WordPieceTokenizer
-    private let weights: Weights
+    let weights: Weights
 
     /// Threads that split a pass's products with its caller, started by the first pass that splits.
     private let partners = Mutex<Lanes?>(nil)

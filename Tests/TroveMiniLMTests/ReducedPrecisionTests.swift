@@ -57,4 +57,14 @@ struct ReducedPrecisionTests {
         let fp32 = model.embed([probe], threads: 1, precision: .fp32)
         #expect(model.embed([probe], threads: 1, precision: precision) == fp32)
     }
+
+    @Test(
+        "each precision's products alone are measured, for trove-bench embed's ceiling",
+        arguments: Precision.allCases.filter(\.isSupported))
+    func productCeiling(_ precision: Precision) throws {
+        let model = try #require(InstalledModel.model)
+        let ceiling = model.productCeiling(precision, threads: 2, rows: 64, repeats: 1)
+        #expect(ceiling.wall.isFinite && ceiling.wall > 0, "\(precision.rawValue): \(ceiling)")
+        #expect(ceiling.cpu.isFinite && ceiling.cpu > 0, "\(precision.rawValue): \(ceiling)")
+    }
 }
