@@ -35,13 +35,17 @@ static TARGET inline __attribute__((always_inline)) void NAME(tile)(int R, int k
     for (int v = 0; v < 2; v++) {
         int left = columns - 8 * v;
         if (left <= 0) break;
-        __m256i mask = first(left);
+        __m256i mask = trove_first_lanes(left);
         __m256 columnScales = _mm256_loadu_ps(scales + 8 * v);
         for (int r = 0; r < R; r++) {
             float *out = c + (size_t)r * ldc + 8 * v;
             __m256 sum = _mm256_mul_ps(_mm256_mul_ps(sums[r][v], columnScales), _mm256_set1_ps(rowScales[r]));
             if (bias) sum = _mm256_add_ps(sum, _mm256_maskload_ps(bias + 8 * v, mask));
-            _mm256_maskstore_ps(out, mask, sum);
+            // A masked store only for a panel's last few columns: AMD's `VMASKMOVPS` store takes many cycles.
+            if (left >= 8)
+                _mm256_storeu_ps(out, sum);
+            else
+                _mm256_maskstore_ps(out, mask, sum);
         }
     }
 }

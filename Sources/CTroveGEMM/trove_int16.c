@@ -36,14 +36,9 @@ void trove_int16_pack(int n, int k, const float *w, int ldw, void *packed) {
 }
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "int16_lanes.h"
 
 #define AVX2 __attribute__((target("avx2,fma")))
-
-/// The first `count` (0…8) lanes set.
-static AVX2 __m256i first(int count) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 AVX2 void trove_int16_rows(int m, int k, const float *a, int lda, int16_t *out, float *scales) {
     int kp = 2 * pairs(k);
@@ -64,19 +59,11 @@ AVX2 void trove_int16_rows(int m, int k, const float *a, int lda, int16_t *out, 
         __m256 inverse = _mm256_set1_ps(largest > 0 ? TROVE_INT16_LEVELS / largest : 0);
         const __m256i top = _mm256_set1_epi32(TROVE_INT16_LEVELS), bottom = _mm256_set1_epi32(-TROVE_INT16_LEVELS);
         for (p = 0; p < kp; p += 8) {
-            __m256i have = first(k - p);
+            __m256i have = trove_first_lanes(k - p);
             __m256 x = _mm256_maskload_ps(row + p, have);
             // Round to nearest even, clamped to ±4095 (float error can leave it by one).
             __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(x, inverse));
-            q = _mm256_max_epi32(_mm256_min_epi32(q, top), bottom);
-            __m128i packed = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-            if (kp - p >= 8)
-                _mm_storeu_si128((__m128i *)(to + p), packed);
-            else {
-                int16_t lanes[8];
-                _mm_storeu_si128((__m128i *)lanes, packed);
-                memcpy(to + p, lanes, sizeof(int16_t) * (kp - p));
-            }
+            trove_store_int16(to + p, _mm256_max_epi32(_mm256_min_epi32(q, top), bottom), kp - p);
         }
     }
 }

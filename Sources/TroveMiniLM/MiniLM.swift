@@ -194,11 +194,15 @@ import Synchronization
         let attention = Buffer(total * d)
         let context = Buffer(total * d)
         // A bf16 batch runs its heads in bf16 too (`trove_bf16_head`), and so does an int8 batch where its
-        // feed-forward product is bf16 (AMD), each lane with its own scratch (in floats); the others hold each lane's
-        // scores.
+        // feed-forward product is bf16 (AMD); an int16 batch runs its heads in int16 (`trove_int16_head_scores`,
+        // `_softmax`, `_mix`). Each lane has its own scratch (in floats); all but bf16's heads hold each lane's scores.
         let short = total <= Self.inPlaceTokens && CPU.hasAVX2
         let bf16Heads = !short && (precision == .bf16 || precision == .int8 && ReducedWeights.feedForwardBF16)
-        let headScratch = bf16Heads ? (trove_bf16_head_scratch(Int32(longest), Int32(Self.headSize)) + 1) / 2 : 0
+        let int16Heads = !short && precision == .int16
+        let headScratch =
+            bf16Heads
+            ? (trove_bf16_head_scratch(Int32(longest), Int32(Self.headSize)) + 1) / 2
+            : int16Heads ? (trove_int16_head_scratch(Int32(longest), Int32(Self.headSize)) + 3) / 4 : 0
         let heads = Buffer(lanes * headScratch)
         // Those heads read q, k and v in bf16, as the QKV product stores them.
         let qkvRounded = UnsafeMutablePointer<UInt16>.allocate(capacity: bf16Heads ? total * d3 : 1)
@@ -258,14 +262,25 @@ import Synchronization
                     let scores = scores.pointer + lane * longest * longest
                     let inverseSums = inverseSums.pointer + lane * longest
                     let scratch = UnsafeMutableRawPointer(heads.pointer + lane * headScratch)
-                        .assumingMemoryBound(to: UInt16.self)
                     for head in stride(from: lane, to: Self.headCount, by: lanes) {
                         let column = offset * d3 + head * Self.headSize
                         let out = context.pointer + offset * d + head * Self.headSize
                         if bf16Heads {
                             trove_bf16_head(
                                 Int32(n), Int32(Self.headSize), scale, qkvRounded + column, qkvRounded + column + d,
-                                qkvRounded + column + 2 * d, Int32(d3), out, Int32(d), scratch)
+                                qkvRounded + column + 2 * d, Int32(d3), out, Int32(d),
+                                scratch.assumingMemoryBound(to: UInt16.self))
+                            continue
+                        }
+                        if int16Heads {
+                            // Its own softmax, which leaves the weights in int16 for the mix, scaled as it stores.
+                            trove_int16_head_scores(
+                                Int32(n), Int32(Self.headSize), scale, qkv.pointer + column, qkv.pointer + column + d,
+                                Int32(d3), scores, scratch)
+                            trove_int16_head_softmax(Int32(n), scores, inverseSums, scratch)
+                            trove_int16_head_mix(
+                                Int32(n), Int32(Self.headSize), inverseSums, qkv.pointer + column + 2 * d, Int32(d3),
+                                out, Int32(d), scratch)
                             continue
                         }
                         // A short batch (in place, so AVX2) multiplies its heads itself: OpenBLAS took ~5% of a

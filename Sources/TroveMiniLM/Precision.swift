@@ -13,7 +13,8 @@ package enum Precision: String, CaseIterable, Sendable {
     /// bf16 or fp32 (`ReducedWeights.packing`), as are the attention heads; everything else in fp32.
     case int8
     /// Products in int16 (twelve bits used) with int32 sums (`VPMADDWD`), for AVX2 CPUs without AVX-512: weights per
-    /// output column, activations per row (`trove_int16.h`); everything else in fp32.
+    /// output column, activations per row (`trove_int16.h`); the attention heads too (Q and K per row, V per column,
+    /// the softmax's weights by one scale); everything else (norms, GELU, the softmax itself) in fp32.
     case int16
 
     /// Whether this CPU has the instructions.

@@ -8,7 +8,7 @@ import TroveTestTraits
 /// The int16 products (`trove_int16_pack`, `trove_int16_rows`, `trove_int16_gemm`) against Double arithmetic on the
 /// same quantized inputs, on the bf16 tests' shapes, which leave every remainder of the kernel's six-row groups,
 /// 16-column panels, 8-column vectors, 64-pair blocks and odd inner lengths (a zero pad), and the model's own 384 and
-/// 1536.
+/// 1536; and the attention head in int16 (`trove_int16_head_scores`, `_softmax`, `_mix`).
 @Suite("int16 products", .offCooperativePool)
 struct Int16ProductTests {
     static let levels = Double(TROVE_INT16_LEVELS)
@@ -183,6 +183,65 @@ struct Int16ProductTests {
         for r in 0..<m {
             #expect(abs(c[r * n] - 1536) < 1e-3, "row \(r): \(c[r * n])")
             #expect(abs(c[r * n + 1]) < 1e-3, "row \(r): \(c[r * n + 1])")
+        }
+    }
+
+    @Test(
+        "an attention head: six-row tiles, 8-key blocks, 64-pair blocks of the mix, every tail, head sizes 16 to 48",
+        .enabled(if: CPU.hasAVX2, "this CPU has no AVX2"))
+    func head() {
+        let scale = 1.442_695_04 / Float(32).squareRoot()
+        for d in [16, 32, 48] {
+            for n in [1, 2, 3, 5, 6, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 127, 128, 129, 130, 199, 200, 257] {
+                // Q, K and V side by side in each row, as the QKV product leaves them; rows and out wider than a head.
+                let ld = 3 * d + 2, ldo = d + 3, sentinel: Float = -7
+                let qkv = (0..<(n * ld)).map { Float(3 * sin(Double($0) * 0.37) + cos(Double($0) * 0.011)) }
+                var scores = [Float](repeating: sentinel, count: n * n + 1)
+                var inverseSums = [Float](repeating: sentinel, count: n + 1)
+                var out = [Float](repeating: sentinel, count: n * ldo)
+                var scratch = [UInt8](repeating: 0xAA, count: trove_int16_head_scratch(Int32(n), Int32(d)))
+                qkv.withUnsafeBufferPointer { qkv in
+                    let q = qkv.baseAddress!
+                    trove_int16_head_scores(Int32(n), Int32(d), scale, q, q + d, Int32(ld), &scores, &scratch)
+                    trove_int16_head_softmax(Int32(n), scores, &inverseSums, &scratch)
+                    trove_int16_head_mix(Int32(n), Int32(d), inverseSums, q + 2 * d, Int32(ld), &out, Int32(ldo), &scratch)
+                }
+                #expect(scores[n * n] == sentinel && inverseSums[n] == sentinel, "n \(n) d \(d): wrote past them")
+                // The scores: exact int32 sums of Q's and K's rows quantized as trove_int16_rows does, then scaled.
+                let (_, qValues, qScales) = Self.quantize(qkv, m: n, k: d, lda: ld)
+                let (_, kValues, kScales) = Self.quantize(Array(qkv.dropFirst(d)) + Array(repeating: 0, count: d), m: n, k: d, lda: ld)
+                for i in 0..<n {
+                    for j in 0..<n {
+                        let sum = (0..<d).reduce(0) { $0 + qValues[i * d + $1] * kValues[j * d + $1] }
+                        let expected = Double(sum) * qScales[i] * Double(scale) * kScales[j]
+                        let found = Double(scores[i * n + j])
+                        #expect(
+                            abs(found - expected) <= 1e-6 * (1 + abs(expected)),
+                            "n \(n) d \(d): score \(i), \(j): \(found) against \(expected)")
+                    }
+                }
+                // V per column, as the mix quantizes it: its scale and the worst rounding of a value.
+                let vScales = (0..<d).map { c in (0..<n).map { abs(Double(qkv[$0 * ld + 2 * d + c])) }.max()! / Self.levels }
+                expectHead(out, n: n, d: d, ldo: ldo, sentinel: sentinel, "n \(n) d \(d)") { i in
+                    let row = (0..<n).map { Double(scores[i * n + $0]) }
+                    let largest = row.max()!
+                    let powers = row.map { Foundation.exp2($0 - largest) }
+                    let total = powers.reduce(0, +)
+                    #expect(
+                        abs(Double(inverseSums[i]) - 1 / total) <= 1e-5 / total,
+                        "n \(n) d \(d) row \(i): 1 / sum \(inverseSums[i]) against \(1 / total)")
+                    return (0..<d).map { c in
+                        var expected = 0.0, bound = 0.0
+                        for j in 0..<n {
+                            let value = Double(qkv[j * ld + 2 * d + c])
+                            expected += powers[j] * value
+                            // A weight to 1/4095 (half a step, and the polynomial's 1e-6), a value to half its step.
+                            bound += (0.5 / Self.levels + 1e-6) * abs(value) + powers[j] * 0.5 * vScales[c]
+                        }
+                        return (expected / total, bound / total + 1e-5)
+                    }
+                }
+            }
         }
     }
 }

@@ -27,6 +27,27 @@ func cosine(_ a: [Float], _ b: [Float]) -> Double {
     return dot / (na.squareRoot() * nb.squareRoot())
 }
 
+/// Checks an attention head's output, n rows of d floats (row stride ldo, the rest of each row left at `sentinel`),
+/// against `expected(i)`: row i's d values, each with how far the kernel may be from it.
+func expectHead(
+    _ out: [Float], n: Int, d: Int, ldo: Int, sentinel: Float, _ label: String,
+    row expected: (Int) -> [(value: Double, bound: Double)]
+) {
+    for i in 0..<n {
+        let row = expected(i)
+        for c in 0..<ldo {
+            let found = out[i * ldo + c]
+            guard c < d else {
+                #expect(found == sentinel, "\(label): wrote past the head at \(i), \(c)")
+                continue
+            }
+            #expect(
+                abs(Double(found) - row[c].value) <= row[c].bound,
+                "\(label) at \(i), \(c): \(found) against \(row[c].value) ± \(row[c].bound)")
+        }
+    }
+}
+
 /// The first 200 cranfield chunks and their vectors from before the weights cache (ac5beaf).
 struct CranfieldFixture: Decodable {
     struct Chunk: Decodable {

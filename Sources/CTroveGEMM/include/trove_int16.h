@@ -45,4 +45,26 @@ void trove_int16_gemm_avx2(int m, int n, int k, const int16_t *a, const float *s
 void trove_int16_gemm_avxvnni(int m, int n, int k, const int16_t *a, const float *scales, const void *packed,
                               const float *bias, float *c, int ldc);
 
+/// One attention head of an n-token sequence in int16, for the same CPUs (`Precision.int16`), in three calls: the
+/// scores, their softmax, the mix. d, the head's width, is a multiple of 16; `scratch` holds
+/// `trove_int16_head_scratch(n, d)` bytes (4-byte aligned) and carries each call's work to the next.
+size_t trove_int16_head_scratch(int n, int d);
+
+/// The scores: Q's and K's n rows (d floats each, rows ld apart) quantized per row as `trove_int16_rows` does, each
+/// q·k summed exactly in int32, into n×n floats (row stride n) times their rows' scales and `scale` (which holds
+/// log₂e, as the row loops' `softmaxRows` expects). AVX2 only.
+void trove_int16_head_scores(int n, int d, float scale, const float *q, const float *k, int ld, float *scores,
+                             void *scratch);
+
+/// The softmax of the scores' rows, unnormalised (`softmaxRows`' 2^(x − max), by its exp2 polynomial), each weight to
+/// 0…4095 into the scratch (the row's largest is 1, so one scale serves every row), each row's 1 / sum into
+/// `inverseSums`. AVX2 only.
+void trove_int16_head_softmax(int n, const float *scores, float *inverseSums, void *scratch);
+
+/// The mix: the softmax's weights against V's n rows (d floats, rows ld apart) quantized per column, the products
+/// summed exactly in int32 (moved into fp32 every 64 pairs), into n rows of out (d floats, row stride ldo), row r times
+/// `factors[r]` (the softmax's 1 / sum). AVX2 only.
+void trove_int16_head_mix(int n, int d, const float *factors, const float *v, int ld, float *out, int ldo,
+                          void *scratch);
+
 #endif
