@@ -93,7 +93,13 @@ package final class WriterLock: @unchecked Sendable {
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        self.init(releasing: { close(descriptor) })  // closing the last descriptor drops the flock
+        // Unlocked before it is closed: a child that another thread is starting holds a copy of every descriptor
+        // until its execve, and closing ours alone would leave the flock on until then (seen under load: the next
+        // writer of this process refused, "another trove process (pid <our own>)").
+        self.init(releasing: {
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
+        })
     }
 
     /// The pid written by the holder, if readable.

@@ -62,6 +62,25 @@ struct ConsistencyTests {
         second.release()
     }
 
+    @Test("a released lock is free at once while a copy of its descriptor lives on, as in a child not yet exec'd")
+    func releaseWithInheritedCopy() throws {
+        let directory = try TemporaryDirectory()
+        let store = try filled(directory)
+        let lock = try store.lockForWriting()
+        // The lock's descriptor, duplicated as vfork leaves it in a child until its execve.
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+        let held = try #require(descriptors.first {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == store.writerLockPath
+        })
+        let copy = dup(held)
+        #expect(copy >= 0)
+        defer { close(copy) }
+        lock.release()
+        let other = try SQLiteStore(path: store.path, createIfMissing: false)
+        let again = try other.lockForWriting()
+        again.release()
+    }
+
     @Test("finishing a re-embed is refused while a chunk has no staged vector, and nothing changes", arguments: StoreKind.available)
     func unstagedChunk(kind: StoreKind) async throws {
         let directory = try TemporaryDirectory()
