@@ -50,12 +50,15 @@ public final class LlamaCppServer: @unchecked Sendable {  // `process` is only t
     private let process: Process
     private let scratch: TemporaryDirectory
 
-    /// Starts the server and waits (up to 90 s: loading is slow on a busy machine) until /health answers.
+    /// Starts the server and waits (up to 90 s to listen, then 90 s to load: slow on a busy machine) until /health
+    /// answers. A server that exits first, or never answers, is an error with the end of its log.
     public init(_ kind: Kind, apiKey: String? = nil, threads: Int = 2) async throws {
         self.kind = kind
         scratch = try TemporaryDirectory()
         let portFile = scratch.path + "/port"
-        process = Process()
+        let logFile = scratch.path + "/server.log"
+        let process = Process()
+        self.process = process
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments =
             [Self.folder + "/serve.py", kind.rawValue, "--port-file", portFile, "--threads", String(threads)]
@@ -66,36 +69,37 @@ public final class LlamaCppServer: @unchecked Sendable {  // `process` is only t
             environment["PYTHONPATH"] = scratch.path + "/shadow"
             process.environment = environment
         }
-        let log = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardOutput = log
-        process.standardError = log
+        FileManager.default.createFile(atPath: logFile, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: logFile)
+        process.standardError = process.standardOutput
         try process.run()
-        let deadline = Date().addingTimeInterval(90)
-        var port: String?
-        while Date() < deadline, process.isRunning {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), !text.isEmpty {
-                port = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                break
-            }
-            try await Task.sleep(nanoseconds: 100_000_000)
+        func failure(_ what: String) -> ServerError {
+            let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+            let why = process.isRunning ? what : "exited with status \(process.terminationStatus)"
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+            return ServerError("llama.cpp's server (\(kind.rawValue)) \(why); its log ends: \(log.suffix(300))")
         }
-        guard let port, let url = URL(string: "http://127.0.0.1:\(port)/v1") else {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            throw ServerError("llama.cpp's server (\(kind.rawValue)) did not start within 90 s")
+        // The port file appears once it listens; "" stands for a server that exited first.
+        let port = await poll(within: 90, every: .milliseconds(100)) { () -> String? in
+            let text = (try? String(contentsOfFile: portFile, encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            if let text, !text.isEmpty { return text }
+            return process.isRunning ? nil : ""
+        }
+        guard let port, !port.isEmpty, let url = URL(string: "http://127.0.0.1:\(port)/v1") else {
+            throw failure("did not listen within 90 s")
         }
         baseURL = url
         // Listening comes before the model is loaded; /health says 200 once it is.
         let health = URL(string: "http://127.0.0.1:\(port)/health")!
-        while Date() < deadline {
-            if let (_, response) = try? await URLSession.shared.data(from: health),
+        let loaded = await poll(within: 90, every: .milliseconds(100)) { () -> Bool? in
+            guard process.isRunning else { return false }
+            guard let (_, response) = try? await URLSession.shared.data(from: health),
                 (response as? HTTPURLResponse)?.statusCode == 200
-            {
-                return
-            }
-            try await Task.sleep(nanoseconds: 100_000_000)
+            else { return nil }
+            return true
         }
-        kill()
-        throw ServerError("llama.cpp's server (\(kind.rawValue)) did not load its model within 90 s")
+        guard loaded == true else { throw failure("did not load its model within 90 s") }
     }
 
     /// Kills the server at once (SIGKILL: a crash, not a shutdown), as a test of a server dying mid-answer needs.

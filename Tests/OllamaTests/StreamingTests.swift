@@ -21,16 +21,6 @@ func drain<Element>(_ stream: AsyncThrowingStream<Element, any Error>) async -> 
     }
 }
 
-/// Waits (up to `seconds`) until `condition` holds, without blocking the cooperative pool.
-func eventually(seconds: Double = 120, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 @Suite("chat and generate")
 struct StreamingTests {
     let question = OllamaClient.ChatRequest(model: "llama3.2", messages: [.user("What is the capital of France?")])
@@ -147,7 +137,7 @@ struct StreamingTests {
             if seen == 2 { break }
         }
         #expect(seen == 2)
-        #expect(try await eventually(seconds: 300) { rig.server.abandonedStreamCount == 1 })
+        #expect(await eventually(within: 300) { rig.server.abandonedStreamCount == 1 })
     }
 
     @Test("cancelling the consuming task cancels the HTTP request")
@@ -163,7 +153,7 @@ struct StreamingTests {
             for try await _ in stream { count += 1 }
             return count
         }
-        #expect(try await eventually { rig.server.requestCount(path: "/api/chat") == 1 })
+        #expect(await eventually { rig.server.requestCount(path: "/api/chat") == 1 })
         try await Task.sleep(for: .milliseconds(100))
         let cancelled = ContinuousClock.now
         consumer.cancel()
@@ -171,7 +161,7 @@ struct StreamingTests {
         // Generous: the point is that the loop ends at once instead of waiting for the answer (150 s here).
         #expect(ContinuousClock.now - cancelled < .seconds(30))
         #expect(count < 1500)
-        #expect(try await eventually { rig.server.abandonedStreamCount == 1 })
+        #expect(await eventually { rig.server.abandonedStreamCount == 1 })
     }
 
     @Test("num_predict ends the answer with done_reason length, and options go out as snake_case")

@@ -43,16 +43,6 @@ final class Child: @unchecked Sendable {  // the Process is only touched through
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`; true once it holds.
-func eventually(within seconds: Double = 240, _ condition: () throws -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if (try? condition()) == true { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return false
-}
-
 /// A folder of `count` notes with three sections each.
 func writeNotes(_ count: Int, in folder: TemporaryDirectory, under name: String = "notes") throws -> String {
     for number in 0..<count {

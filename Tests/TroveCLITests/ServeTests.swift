@@ -25,15 +25,12 @@ final class ServeProcess: @unchecked Sendable {  // only touched by the test tha
     /// The socket the log says it serves on ("serving INDEX on PATH; Ctrl-C stops"), once that file exists; nil
     /// when none appears within 10 s.
     func socket() async -> String? {
-        var socket: String?
-        _ = await eventually(within: 10) {
+        await poll(within: 10) {
             guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix("serving ") }),
-                let path = line.split(separator: " on ").last?.split(separator: ";").first
-            else { return false }
-            socket = String(path)
-            return FileManager.default.fileExists(atPath: String(path))
+                let path = line.split(separator: " on ").last?.split(separator: ";").first.map(String.init)
+            else { return nil }
+            return FileManager.default.fileExists(atPath: path) ? path : nil
         }
-        return socket.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
     }
 
     func stop() {

@@ -72,12 +72,12 @@ final class WatchRig: Sendable {
     /// The first pass after the `count`th; fails the test after four minutes (generous: the whole suite shares 2
     /// cores, and kept a pass waiting over a minute once).
     func nextPass(after count: Int, within seconds: Double = 240) async throws -> WatchPass {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        let seen = try await poll(within: seconds, every: .milliseconds(10)) { () -> WatchPass? in
             if let pass = passes.withLock({ $0.count > count ? $0[count] : nil }) { return pass }
             if let error = ended.withLock({ $0 }) { throw error }
-            try await Task.sleep(for: .milliseconds(10))
+            return nil
         }
+        if let seen { return seen }
         Issue.record("no watch pass within \(seconds) s (passes so far: \(passCount))")
         throw CancellationError()
     }
@@ -95,13 +95,8 @@ final class WatchRig: Sendable {
 
     /// Waits until the index holds exactly `paths` (passes may take a moment to follow one another).
     func expectIndexed(_ paths: Set<String>, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = Date().addingTimeInterval(60)
         var last: Set<String> = []
-        while Date() < deadline {
-            last = try await indexed()
-            if last == paths { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        if await eventually(within: 60, { last = try await indexed(); return last == paths }) { return }
         Issue.record("indexed \(last.sorted()), expected \(paths.sorted())", sourceLocation: sourceLocation)
     }
 
@@ -132,12 +127,7 @@ final class WatchRig: Sendable {
 
     /// Waits until a notice satisfies `condition`.
     func eventuallyNotice(_ condition: (String) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(240)
-        while Date() < deadline {
-            if allNotices.contains(where: condition) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        await eventually { allNotices.contains(where: condition) }
     }
 
     func path(_ relative: String) -> String { root + "/" + relative }

@@ -65,12 +65,7 @@ final class Rig: Sendable {
 
     /// The reply to `id`, once it came (within `seconds`).
     func reply(to id: Int, within seconds: Double = 30) async -> JSON? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let reply = received.first(where: { $0["id"] == .integer(Int64(id)) }) { return reply }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return nil
+        await poll(within: seconds, every: .milliseconds(10)) { received.first { $0["id"] == .integer(Int64(id)) } }
     }
 
     /// The position of `id`'s reply among all replies.
