@@ -1,6 +1,7 @@
 import TroveBLAS
 @preconcurrency import Glibc
 import Foundation
+import TroveSystem
 
 /// Measures what OpenBLAS delivers on this machine, for trove-bench: the ceiling the encoder is compared against.
 package enum BLASProbe {
@@ -24,7 +25,7 @@ package enum BLASProbe {
         BLASRuntime.withThreadCount(1) {
             clock_gettime(CLOCK_MONOTONIC, &start)
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuStart)
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            onOwnThreads(threads) { _ in
                 let a = [Float](repeating: 0.01, count: m * k)
                 let b = [Float](repeating: 0.02, count: n * k)
                 var c = [Float](repeating: 0, count: m * n)

@@ -2,6 +2,7 @@ import CTroveGEMM
 @preconcurrency import Glibc
 import Foundation
 import TroveBLAS
+import TroveSystem
 
 /// What the encoder's own products deliver in each precision, for trove-bench: the ceiling a batch's throughput is
 /// compared against beside OpenBLAS's sgemm (`BLASProbe`). A batch, which runs its heads, norms and GELU besides, can
@@ -24,7 +25,7 @@ extension MiniLM {
             let start = seconds(CLOCK_MONOTONIC)
             // OpenBLAS single-threaded in each worker, as the encoder's workers call it.
             BLASRuntime.withThreadCount(1) {
-                DispatchQueue.concurrentPerform(iterations: threads) { workers[$0].run(self) }
+                onOwnThreads(threads) { workers[$0].run(self) }
             }
             let wall = seconds(CLOCK_MONOTONIC) - start
             // Each worker's own CPU time: the process's total lags behind threads still running elsewhere by more

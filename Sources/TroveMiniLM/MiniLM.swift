@@ -2,6 +2,7 @@ import CTroveGEMM
 import TroveBLAS
 import Foundation
 import Synchronization
+import TroveSystem
 
 /// all-MiniLM-L6-v2 (sentence-transformers): the 6-layer BERT encoder, mean pooling, L2 normalisation.
 ///
@@ -88,7 +89,7 @@ import Synchronization
         let tokenizerLoad = Slot<Result<WordPieceTokenizer, any Error>>()
         let blasLoad = Slot<Result<Void, any Error>>()
         let weightsLoad = Slot<Result<Weights, any Error>>()
-        DispatchQueue.concurrentPerform(iterations: 2) { lane in
+        onOwnThreads(2) { lane in
             if lane == 0 {
                 tokenizerLoad.put(Result { try WordPieceTokenizer(vocabularyFile: folder + "/vocab.txt") })
                 return
@@ -159,7 +160,7 @@ import Synchronization
         let results = Results(count: tokens.count)
         // Every worker calls single-threaded OpenBLAS; the count is process-wide, so runs take turns.
         BLASRuntime.withThreadCount(1) {
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            onOwnThreads(workers) { worker in
                 var start = 0
                 let group = groups[worker]
                 while start < group.count {
@@ -374,7 +375,8 @@ import Synchronization
 
     /// Runs `body` for lanes 0..<`lanes` at once (the calling thread takes one), or inline for one lane: on the
     /// partner threads of `partners` (`Lanes`, as many as the first pass that split asked for), or through
-    /// `concurrentPerform` while another pass holds them or for another number of lanes.
+    /// `concurrentPerform` while another pass holds them or for another number of lanes: one product's share, far
+    /// too short to hold the cooperative pool the way a batch would (`onOwnThreads`), and too short for its cost.
     func split(_ lanes: Int, _ body: (Int) -> Void) {
         guard lanes > 1 else { return body(0) }
         let partners = self.partners.withLock { partners in
@@ -389,7 +391,7 @@ import Synchronization
     }
 }
 
-/// A value one thread puts and another takes after both have finished (`concurrentPerform` returned).
+/// A value one thread puts and another takes after both have finished (`onOwnThreads` returned).
 private final class Slot<Value: Sendable>: Sendable {
     private let value = Mutex<Value?>(nil)
     func put(_ new: Value) { value.withLock { $0 = new } }
@@ -411,7 +413,7 @@ private struct Buffer {
 
 /// Result slots written by parallel workers, each index by exactly one worker.
 private final class Results: @unchecked Sendable {
-    // @unchecked: workers write disjoint indices; read only after concurrentPerform returns.
+    // @unchecked: workers write disjoint indices; read only after onOwnThreads returns.
     private var storage: UnsafeMutableBufferPointer<[Float]>
     init(count: Int) {
         storage = .allocate(capacity: count)

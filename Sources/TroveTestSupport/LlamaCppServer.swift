@@ -75,7 +75,12 @@ public final class LlamaCppServer: @unchecked Sendable {  // `process` is only t
         try process.run()
         func failure(_ what: String) -> ServerError {
             let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
-            let why = process.isRunning ? what : "exited with status \(process.terminationStatus)"
+            let why =
+                process.isRunning
+                ? what
+                : process.terminationReason == .uncaughtSignal
+                    ? "was killed by signal \(process.terminationStatus)"
+                    : "exited with status \(process.terminationStatus)"
             if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
             return ServerError("llama.cpp's server (\(kind.rawValue)) \(why); its log ends: \(log.suffix(300))")
         }

@@ -1,6 +1,6 @@
-import Dispatch
 import Synchronization
 import TroveMiniLM
+import TroveSystem
 
 /// Embeds in-process with all-MiniLM-L6-v2 on OpenBLAS: no server. Same vectors as Ollama's `all-minilm`.
 public struct BuiltinEmbedder: Embedder {
@@ -41,12 +41,9 @@ public struct BuiltinEmbedder: Embedder {
         let encoder = try encoder()
         let threads = threads
         let precision = precision
-        // Seconds of BLAS work must not hold a thread of the cooperative pool.
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: encoder.embed(texts, threads: threads, precision: precision))
-            }
-        }
+        // Seconds of CPU work must not hold a thread of the cooperative pool (nor `DispatchQueue.global()`'s, the
+        // same threads on Linux).
+        return await onOwnThread { encoder.embed(texts, threads: threads, precision: precision) }
     }
 
     /// Loads the model of one folder once per process: every embedder of that folder (one per `trove serve`
