@@ -375,8 +375,8 @@ import TroveSystem
 
     /// Runs `body` for lanes 0..<`lanes` at once (the calling thread takes one), or inline for one lane: on the
     /// partner threads of `partners` (`Lanes`, as many as the first pass that split asked for), or through
-    /// `concurrentPerform` while another pass holds them or for another number of lanes: one product's share, far
-    /// too short to hold the cooperative pool the way a batch would (`onOwnThreads`), and too short for its cost.
+    /// `concurrentPerform` while another pass holds them or for another number of lanes. A split is one product's
+    /// share: too short to hold the cooperative pool the way a batch would, and to be worth `onOwnThreads`'s hand-off.
     func split(_ lanes: Int, _ body: (Int) -> Void) {
         guard lanes > 1 else { return body(0) }
         let partners = self.partners.withLock { partners in
