@@ -68,7 +68,8 @@ struct WorkerTests {
     @Test("a hang is stopped by the watchdog: the file is a timeout, the next file is answered")
     func hang() async throws {
         var policy = WorkerPolicy()
-        policy.timeout = .seconds(2)
+        // Long enough for the next file (pdftotext) on a loaded machine: 2 s once timed it out in a whole CI run.
+        policy.timeout = .seconds(10)
         let service = Self.service(fault: .hang, policy: policy)
         defer { service.shutdown() }
         let started = ContinuousClock.now

@@ -48,15 +48,16 @@ struct OwnThreadsTests {
     func poolStaysFree() async {
         // As many pieces of CPU work as the pool has threads (one per core), each spinning until released. Through
         // DispatchQueue.global(), the pool's own threads on Linux, a task could not run until they were released
-        // (dispatch adds threads for blocked ones, not for busy ones); here the OS shares the cores and it runs at
-        // once. A watchdog releases them after two minutes, so that the failure is reported, not hung.
+        // (dispatch adds threads for blocked ones, not for busy ones); here it runs as soon as the pool has a thread
+        // free, which in a whole test run can take a minute. The spinners yield, so that meanwhile they cost the
+        // other tests little, and a watchdog releases them after five minutes: a failure is reported, not hung.
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let released = Flag()
         let works = (0..<cores).map { _ in
-            Task { await onOwnThread { while !released.isSet {} } }
+            Task { await onOwnThread { while !released.isSet { sched_yield() } } }
         }
         let watchdog = Thread {
-            Thread.sleep(forTimeInterval: 120)
+            Thread.sleep(forTimeInterval: 300)
             released.set()
         }
         watchdog.start()
